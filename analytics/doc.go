@@ -1,0 +1,9 @@
+// Package analytics records what Heddle did: one row per upstream attempt and one
+// per request. A Writer batches rows, retries with backoff, spills to local disk
+// segments when the store is slow or down and replays them in order; it never
+// blocks a request. Stores live in adapters: analytics/clickhouse and
+// analytics/sqlstore (the embedded default, in the app database).
+//
+// Ring: domain. The package root does no network I/O; the Writer's spill
+// segments are the one local-disk concern it owns.
+package analytics

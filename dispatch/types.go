@@ -1,0 +1,138 @@
+package dispatch
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/heddle-gw/heddle/llm"
+)
+
+// Target is one place a plan may send an operation.
+type Target struct {
+	Model    string     // catalog model id
+	Provider string     // provider name, e.g. "openai"
+	Upstream string     // the upstream's model id
+	Format   llm.Format // the wire format the provider speaks
+	BaseURL  string     // API root; empty means the provider's default
+}
+
+// Key identifies the target for breakers and the target cache.
+func (t Target) Key() string { return t.Provider + "|" + t.Upstream + "|" + t.BaseURL }
+
+// Plan is an ordered list of targets: the selected one first, then alternatives.
+type Plan struct {
+	Targets []Target
+	// MaxAttempts bounds all attempts, same-target retries included; 0 means
+	// the executor's default.
+	MaxAttempts int
+	// Bound keeps the operation on its first target: transient errors may be
+	// retried in place but never fail over.
+	Bound bool
+}
+
+// Credential is the secret used to call a provider for one organisation.
+// Secret must never be logged or stored outside the vault.
+type Credential struct {
+	ID      string // credential id (for breakers and events), never the secret
+	Secret  string
+	BaseURL string // overrides Target.BaseURL when set (tenant-defined endpoints)
+}
+
+// Credentials resolves the credential an organisation uses for a provider.
+// It returns ErrNotConfigured when the org has none.
+type Credentials interface {
+	Resolve(ctx context.Context, orgID, provider string) (Credential, error)
+}
+
+// Call is one attempt's wire request, ready to send.
+type Call struct {
+	Target     Target
+	Credential Credential
+	Body       []byte // request body in Target.Format, model already set
+	Stream     bool
+	// Header carries pass-through caller headers (anthropic-beta,
+	// anthropic-version); providers add their own auth.
+	Header http.Header
+}
+
+// Reply is an upstream's successful (2xx) answer; the caller closes Body.
+type Reply struct {
+	Status int
+	Header http.Header
+	Body   io.ReadCloser
+}
+
+// Provider sends one attempt to an upstream. It returns *UpstreamError for a
+// non-2xx status and a transport error (wrapped) when no response arrived.
+// It must honour ctx.
+type Provider interface {
+	Send(ctx context.Context, call *Call) (*Reply, error)
+}
+
+// Operation is one inference operation of a request (the main turn, a
+// handover summary, a probe).
+type Operation struct {
+	Purpose Purpose
+	Inbound llm.Format   // the caller's format
+	Request *llm.Request // canonical request
+	// RawBody is the caller's body, forwarded unchanged (but for the model
+	// field) when a target speaks the inbound format.
+	RawBody []byte
+	Header  http.Header
+	Stream  bool
+}
+
+// Purpose is why an operation runs.
+type Purpose string
+
+// Operation purposes.
+const (
+	PurposeMain     Purpose = "main"
+	PurposeHandover Purpose = "handover"
+	PurposeProbe    Purpose = "probe"
+)
+
+// Meta identifies the request an operation belongs to, for events.
+type Meta struct {
+	OrgID       string
+	KeyID       string
+	RequestID   string
+	OperationID string
+	Provenance  Provenance
+	// IdempotencyKey, when set, deduplicates the operation (scoped by org and key).
+	IdempotencyKey string
+}
+
+// Provenance records which policy and bundle produced the plan.
+type Provenance struct {
+	Purpose        Purpose
+	PolicyID       string
+	BundleID       string
+	BundleRevision string
+}
+
+// StreamWriter receives a streamed answer. The executor holds events until the
+// upstream's first content arrives (the commit gate), then writes every event
+// in order. Events decoded from a same-format upstream carry Raw.
+type StreamWriter interface {
+	Write(e llm.Event) error
+	Flush() error
+}
+
+// Result is what a successful Run returns.
+type Result struct {
+	Served       Target
+	FallbackUsed bool
+	Committed    bool
+	// Response is the complete answer of a non-streaming operation.
+	Response *llm.Response
+	// RawBody is the upstream's body for a non-streaming operation when the
+	// served target speaks the inbound format (fast path), else nil.
+	RawBody []byte
+	Usage   llm.Usage
+	// Attempts is how many attempts were made (skips excluded).
+	Attempts int
+	TTFB     time.Duration
+}
