@@ -58,4 +58,17 @@ type Provider struct {
 	Format llm.Format `json:"format"`
 	// BaseURL is the API root, e.g. https://api.openai.com/v1.
 	BaseURL string `json:"base_url"`
+	// Credential names the provider whose credential this one uses (the
+	// Responses endpoint uses the "openai" key); empty means Name.
+	Credential string `json:"credential,omitempty"`
+	// Compatible marks an OpenAI-compatible API served by the generic adapter.
+	Compatible bool `json:"compatible,omitempty"`
+}
+
+// CredentialName is the provider name whose credential p uses.
+func (p Provider) CredentialName() string {
+	if p.Credential != "" {
+		return p.Credential
+	}
+	return p.Name
 }
