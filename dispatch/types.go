@@ -136,3 +136,12 @@ type Result struct {
 	Attempts int
 	TTFB     time.Duration
 }
+
+// Committer is an optional ability of a StreamWriter, found by type
+// assertion: the executor calls Commit exactly once, with the target that
+// serves the stream and whether it is a fallback, just before it writes the
+// first event (the commit point). The HTTP layer uses it to send the status
+// line and the x-heddle-* headers of the served target.
+type Committer interface {
+	Commit(served Target, fallback bool)
+}
