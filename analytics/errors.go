@@ -1,0 +1,25 @@
+package analytics
+
+import "errors"
+
+// Sentinel errors of the analytics package and its stores. Stores wrap them
+// with %w; callers compare with errors.Is.
+var (
+	// ErrOrgRequired is returned by every Reader method called without an
+	// organisation id: no query runs unscoped.
+	ErrOrgRequired = errors.New("analytics: organisation id required")
+	// ErrInvalidCursor is returned by ListRequests for a cursor it did not
+	// issue (or one that was tampered with).
+	ErrInvalidCursor = errors.New("analytics: invalid cursor")
+	// ErrInvalidRange is returned when a time range ends before it starts.
+	ErrInvalidRange = errors.New("analytics: invalid time range")
+	// ErrInvalidDimension is returned by Breakdown for an unknown dimension.
+	ErrInvalidDimension = errors.New("analytics: invalid breakdown dimension")
+	// ErrNotFound is returned by Timeline when the organisation has neither a
+	// request row nor attempt rows with that request id.
+	ErrNotFound = errors.New("analytics: not found")
+	// ErrWriterStarted is returned by Writer.Start when called twice.
+	ErrWriterStarted = errors.New("analytics: writer already started")
+	// ErrSpill is wrapped by errors of the on-disk spill segments.
+	ErrSpill = errors.New("analytics: spill")
+)
