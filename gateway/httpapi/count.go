@@ -1,0 +1,30 @@
+package httpapi
+
+import (
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/heddle-gw/heddle/gateway"
+	"github.com/heddle-gw/heddle/llm"
+)
+
+// countTokens answers Anthropic's count_tokens (and Gemini's countTokens)
+// with an estimate, marked as one by x-heddle-estimate: 1.
+func (h *Handler) countTokens(c *fiber.Ctx) error {
+	f := llm.FormatAnthropic
+	if c.Params("call") != "" {
+		f = llm.FormatGemini
+	}
+	if _, err := h.d.Auth.Authenticate(c.UserContext(), presentedKey(c)); err != nil {
+		return h.writeError(c, f, gateway.ErrUnauthorized)
+	}
+	req, err := h.d.Service.Codec(f).DecodeRequest(c.Body())
+	if err != nil {
+		return h.writeError(c, f, err)
+	}
+	n := gateway.EstimateTokens(req)
+	c.Set("x-heddle-estimate", "1")
+	if f == llm.FormatGemini {
+		return c.JSON(fiber.Map{"totalTokens": n})
+	}
+	return c.JSON(fiber.Map{"input_tokens": n})
+}

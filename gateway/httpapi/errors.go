@@ -1,0 +1,90 @@
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/heddle-gw/heddle/dispatch"
+	"github.com/heddle-gw/heddle/gateway"
+	"github.com/heddle-gw/heddle/llm"
+)
+
+// apiError is what the caller receives for a failed request.
+type apiError struct {
+	Status     int
+	Code       string // <group>.<code>, sent as x-heddle-error
+	Kind       string // Anthropic-style error type; codecs map it to their own
+	Message    string
+	RetryAfter int // seconds, 0 for none
+}
+
+// classify is the one error table of the data plane.
+func classify(err error) apiError {
+	var (
+		bad   *llm.BadRequestError
+		field *gateway.FieldError
+		up    *dispatch.UpstreamError
+	)
+	switch {
+	case errors.Is(err, gateway.ErrUnauthorized):
+		return apiError{401, "tenancy.unauthorized", "authentication_error", "invalid API key", 0}
+	case errors.Is(err, gateway.ErrForbidden):
+		return apiError{403, "tenancy.forbidden", "permission_error", "this key lacks the inference scope", 0}
+	case errors.As(err, &bad):
+		return apiError{400, "request.invalid", "invalid_request_error", strings.TrimPrefix(bad.Error(), "llm: bad request: "), 0}
+	case errors.As(err, &field) && errors.Is(err, gateway.ErrUnknownModel):
+		return apiError{400, "request.unknown_model", "invalid_request_error", field.Field + ": " + strings.TrimPrefix(field.Err.Error(), "gateway: unknown model: ") + " is not a known model", 0}
+	case errors.As(err, &field):
+		return apiError{400, "request.invalid", "invalid_request_error", strings.TrimPrefix(field.Error(), "gateway: "), 0}
+	case errors.Is(err, errTooLarge):
+		return apiError{413, "request.too_large", "request_too_large", "request body is larger than the configured limit", 0}
+	case errors.Is(err, gateway.ErrNoBinding):
+		return apiError{400, "request.no_binding", "invalid_request_error", "model has no usable provider binding", 0}
+	case errors.Is(err, dispatch.ErrDuplicateInFlight):
+		return apiError{409, "dispatch.duplicate_in_flight", "invalid_request_error", "a request with this Idempotency-Key is in flight", 0}
+	case errors.Is(err, dispatch.ErrOverloaded):
+		return apiError{503, "dispatch.overloaded", "overloaded_error", "too many concurrent requests; retry", 1}
+	case errors.As(err, &up) && up.Reason == dispatch.ReasonBadRequest:
+		return apiError{400, "upstream.bad_request", "invalid_request_error", "upstream rejected the request: " + up.Message, 0}
+	case errors.As(err, &up) && up.Reason == dispatch.ReasonAuth:
+		return apiError{502, "upstream.auth", "api_error", "the upstream rejected the organisation's credential for " + up.Provider, 0}
+	case errors.Is(err, dispatch.ErrNotConfigured) && !errors.Is(err, dispatch.ErrAttemptsExhausted):
+		return apiError{400, "dispatch.provider_not_configured", "invalid_request_error", "no provider credential is configured for this model; add one in the console", 0}
+	case errors.Is(err, dispatch.ErrAttemptsExhausted):
+		if errors.Is(err, dispatch.ErrNotConfigured) && !errors.As(err, &up) {
+			return apiError{400, "dispatch.provider_not_configured", "invalid_request_error", "no provider credential is configured for this model; add one in the console", 0}
+		}
+		return apiError{502, "dispatch.attempts_exhausted", "api_error", "every upstream attempt failed", 0}
+	case errors.Is(err, context.Canceled):
+		return apiError{499, "request.canceled", "api_error", "request canceled", 0}
+	case errors.Is(err, context.DeadlineExceeded):
+		return apiError{504, "request.timeout", "api_error", "request timed out", 0}
+	}
+	return apiError{500, "internal.error", "api_error", "internal error", 0}
+}
+
+// Classify returns the status and code the caller receives for err; the
+// gateway uses it for request records.
+func Classify(err error) (int, string) {
+	e := classify(err)
+	return e.Status, e.Code
+}
+
+// nativeError renders e in format f's error shape.
+func nativeError(codec llm.Codec, e apiError) []byte {
+	status := e.Status
+	if status == 499 {
+		status = http.StatusBadRequest
+	}
+	return codec.EncodeError(status, e.Kind, e.Message)
+}
+
+func retryAfter(e apiError) string {
+	if e.RetryAfter <= 0 {
+		return ""
+	}
+	return strconv.Itoa(e.RetryAfter)
+}

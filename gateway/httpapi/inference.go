@@ -1,0 +1,149 @@
+package httpapi
+
+import (
+	"bufio"
+	"context"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/heddle-gw/heddle/gateway"
+	"github.com/heddle-gw/heddle/llm"
+)
+
+// forwardedHeaders are the caller headers the pipeline reads.
+var forwardedHeaders = []string{
+	"Anthropic-Version", "Anthropic-Beta", "X-Claude-Code-Session-Id", "Session-Id",
+	"X-Heddle-Session", "Idempotency-Key", "Cache-Control",
+}
+
+func (h *Handler) inference(f llm.Format) fiber.Handler {
+	return func(c *fiber.Ctx) error { return h.serveTurn(c, f, "", false) }
+}
+
+// gemini parses "/v1beta/models/{model}:generateContent|streamGenerateContent".
+func (h *Handler) gemini(c *fiber.Ctx) error {
+	call := c.Params("call")
+	model, method, ok := strings.Cut(call, ":")
+	if !ok || model == "" {
+		return h.sendError(c, llm.FormatGemini, apiError{404, "request.not_found", "not_found_error", "expected models/{model}:generateContent", 0})
+	}
+	switch method {
+	case "generateContent":
+		return h.serveTurn(c, llm.FormatGemini, model, false)
+	case "streamGenerateContent":
+		return h.serveTurn(c, llm.FormatGemini, model, true)
+	case "countTokens":
+		return h.countTokens(c)
+	}
+	return h.sendError(c, llm.FormatGemini, apiError{404, "request.not_found", "not_found_error", "unknown method " + method, 0})
+}
+
+func (h *Handler) serveTurn(c *fiber.Ctx, f llm.Format, pathModel string, pathStream bool) error {
+	caller, err := h.d.Auth.Authenticate(c.UserContext(), presentedKey(c))
+	if err != nil {
+		return h.writeError(c, f, gateway.ErrUnauthorized)
+	}
+	t := &gateway.Turn{
+		RequestID: gateway.NewRequestID(), Received: time.Now(), Format: f,
+		Body:   append([]byte(nil), c.Body()...),
+		Header: http.Header{}, PathModel: pathModel, PathStream: pathStream, Caller: caller,
+	}
+	for _, k := range forwardedHeaders {
+		if v := c.Get(k); v != "" {
+			t.Header.Set(k, v)
+		}
+	}
+	c.Set("x-heddle-request-id", t.RequestID)
+	ctx, cancel := context.WithCancel(context.Background())
+	b := newBridge(ctx)
+	go b.run(h.d.Service, t)
+
+	var served gateway.Served
+	select {
+	case served = <-b.commit:
+	case err := <-b.done:
+		select {
+		case served = <-b.commit:
+			b.done <- err // committed and already finished: replay below
+		default:
+			cancel()
+			h.d.Observe(f, classify(err).Status, classify(err).Code, gateway.Served{})
+			return h.writeError(c, f, err)
+		}
+	}
+	setServedHeaders(c, served)
+	if !served.Stream {
+		defer cancel()
+		var body []byte
+		for p := range b.chunks {
+			body = append(body, p...)
+		}
+		err := <-b.done
+		h.observe(f, err, served)
+		c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
+		return c.Send(body)
+	}
+	c.Set(fiber.HeaderContentType, "text/event-stream")
+	c.Set(fiber.HeaderCacheControl, "no-cache")
+	c.Set("X-Accel-Buffering", "no")
+	c.Context().SetBodyStreamWriter(func(w *bufio.Writer) {
+		defer cancel()
+		for p := range b.chunks {
+			if _, err := w.Write(p); err != nil {
+				cancel()
+				continue // drain so the turn can finish and record
+			}
+			if len(b.chunks) == 0 {
+				if err := w.Flush(); err != nil {
+					cancel()
+				}
+			}
+		}
+		_ = w.Flush()
+		h.observe(f, <-b.done, served)
+	})
+	return nil
+}
+
+func (h *Handler) observe(f llm.Format, err error, s gateway.Served) {
+	if err == nil {
+		h.d.Observe(f, 200, "", s)
+		return
+	}
+	e := classify(err)
+	h.d.Observe(f, e.Status, e.Code, s)
+}
+
+func setServedHeaders(c *fiber.Ctx, s gateway.Served) {
+	c.Set("x-heddle-model", s.Model)
+	c.Set("x-heddle-provider", s.Provider)
+	c.Set("x-heddle-route", s.Route)
+	if s.Fallback {
+		c.Set("x-heddle-fallback", "1")
+	}
+}
+
+// writeError answers err in format f's native error shape.
+func (h *Handler) writeError(c *fiber.Ctx, f llm.Format, err error) error {
+	e := classify(err)
+	if e.Status >= 500 && e.Code == "internal.error" {
+		id := gateway.NewRequestID()
+		h.d.Logger.ErrorContext(c.UserContext(), "request failed", "err", err, "error_id", id)
+		e.Message = "internal error " + id
+	}
+	return h.sendError(c, f, e)
+}
+
+func (h *Handler) sendError(c *fiber.Ctx, f llm.Format, e apiError) error {
+	c.Set("x-heddle-error", e.Code)
+	if ra := retryAfter(e); ra != "" {
+		c.Set(fiber.HeaderRetryAfter, ra)
+	}
+	codec := h.d.Service.Codec(f)
+	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
+	status := e.Status
+	return c.Status(status).Send(nativeError(codec, e))
+}

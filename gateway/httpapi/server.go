@@ -1,0 +1,100 @@
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/heddle-gw/heddle/catalog"
+	"github.com/heddle-gw/heddle/gateway"
+	"github.com/heddle-gw/heddle/llm"
+)
+
+// errTooLarge is the body-size limit, as seen by the error table.
+var errTooLarge = errors.New("httpapi: request body too large")
+
+// Deps are the collaborators of the data-plane handlers.
+type Deps struct {
+	Service *gateway.Service
+	Auth    gateway.Authenticator
+	Catalog *catalog.Catalog
+	Logger  *slog.Logger
+	// Ready reports whether the stores the data plane needs answer.
+	Ready func(ctx context.Context) error
+	// Metrics serves /metrics; nil leaves the route out.
+	Metrics fiber.Handler
+	// Observe is called after every data-plane request with its outcome.
+	Observe func(format llm.Format, status int, code string, served gateway.Served)
+}
+
+// Handler mounts the data plane on a fiber app.
+type Handler struct {
+	d Deps
+}
+
+// New returns a Handler.
+func New(d Deps) *Handler {
+	if d.Observe == nil {
+		d.Observe = func(llm.Format, int, string, gateway.Served) {}
+	}
+	return &Handler{d: d}
+}
+
+// Mount registers every data-plane route.
+func (h *Handler) Mount(app *fiber.App) {
+	app.Get("/healthz", func(c *fiber.Ctx) error { return c.SendString("ok") })
+	app.Get("/readyz", h.ready)
+	if h.d.Metrics != nil {
+		app.Get("/metrics", h.d.Metrics)
+	}
+	app.Post("/v1/messages", h.inference(llm.FormatAnthropic))
+	app.Post("/v1/messages/count_tokens", h.countTokens)
+	app.Post("/v1/chat/completions", h.inference(llm.FormatChat))
+	app.Post("/v1/responses", h.inference(llm.FormatResponses))
+	app.Post("/v1beta/models/:call", h.gemini)
+	app.Get("/v1/models", h.models)
+	app.Get("/v1beta/models", h.geminiModels)
+}
+
+func (h *Handler) ready(c *fiber.Ctx) error {
+	if h.d.Ready != nil {
+		if err := h.d.Ready(c.UserContext()); err != nil {
+			h.d.Logger.WarnContext(c.UserContext(), "not ready", "err", err)
+			return c.Status(fiber.StatusServiceUnavailable).SendString("not ready")
+		}
+	}
+	return c.SendString("ready")
+}
+
+// ErrorHandler renders fiber's own errors (body too large, unknown route) in
+// the wire format the path implies.
+func (h *Handler) ErrorHandler(c *fiber.Ctx, err error) error {
+	var fe *fiber.Error
+	f := formatOfPath(c.Path())
+	if errors.As(err, &fe) {
+		switch fe.Code {
+		case fiber.StatusRequestEntityTooLarge:
+			return h.writeError(c, f, errTooLarge)
+		case fiber.StatusNotFound, fiber.StatusMethodNotAllowed:
+			e := apiError{Status: fe.Code, Code: "request.not_found", Kind: "not_found_error", Message: "no route for " + c.Method() + " " + c.Path()}
+			return h.sendError(c, f, e)
+		}
+	}
+	id := gateway.NewRequestID()
+	h.d.Logger.ErrorContext(c.UserContext(), "unhandled error", "err", err, "error_id", id)
+	return h.sendError(c, f, apiError{Status: 500, Code: "internal.error", Kind: "api_error", Message: "internal error " + id})
+}
+
+func formatOfPath(p string) llm.Format {
+	switch {
+	case len(p) >= 12 && p[:12] == "/v1/messages":
+		return llm.FormatAnthropic
+	case len(p) >= 13 && p[:13] == "/v1/responses":
+		return llm.FormatResponses
+	case len(p) >= 7 && p[:7] == "/v1beta":
+		return llm.FormatGemini
+	}
+	return llm.FormatChat
+}

@@ -1,0 +1,52 @@
+package gateway
+
+import (
+	"context"
+
+	"github.com/heddle-gw/heddle/analytics"
+	"github.com/heddle-gw/heddle/dispatch"
+	"github.com/heddle-gw/heddle/llm"
+)
+
+// Caller is the authenticated principal of a data-plane request.
+type Caller struct {
+	OrgID     string
+	KeyID     string
+	KeyPrefix string // display prefix of the rk_ key, safe to log
+	Scopes    []string
+	// Policy is the key's routing policy: "explicit" (default) or "route-all".
+	Policy string
+	// Alpha is the key's (or org's) quality/cost dial; nil means the default.
+	Alpha *float64
+}
+
+// HasScope reports whether c was granted scope.
+func (c Caller) HasScope(scope string) bool {
+	for _, s := range c.Scopes {
+		if s == scope {
+			return true
+		}
+	}
+	return false
+}
+
+// Authenticator resolves a presented rk_ key. Any failure (unknown,
+// malformed, revoked, expired) returns an error wrapping ErrUnauthorized and
+// nothing else, so callers answer with one opaque 401.
+type Authenticator interface {
+	Authenticate(ctx context.Context, presented string) (Caller, error)
+}
+
+// Executor runs an operation through the dispatch boundary.
+type Executor interface {
+	Run(ctx context.Context, meta dispatch.Meta, plan dispatch.Plan, op *dispatch.Operation, out dispatch.StreamWriter) (*dispatch.Result, error)
+}
+
+// Recorder receives request rows and attempt rows; it must never block.
+type Recorder interface {
+	RecordAttempt(a analytics.Attempt)
+	RecordRequest(r analytics.Request)
+}
+
+// Codecs returns the codec of a wire format.
+type Codecs map[llm.Format]llm.Codec

@@ -1,0 +1,152 @@
+package gateway
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"log/slog"
+
+	"github.com/heddle-gw/heddle/analytics"
+	"github.com/heddle-gw/heddle/catalog"
+	"github.com/heddle-gw/heddle/dispatch"
+	"github.com/heddle-gw/heddle/llm"
+)
+
+// Deps are the collaborators of a Service.
+type Deps struct {
+	Catalog  *catalog.Catalog
+	Codecs   Codecs
+	Executor Executor
+	Recorder Recorder
+	Logger   *slog.Logger
+	// Classify maps errors to the status and code the caller got, for records.
+	Classify ErrorCoder
+	// MaxAttempts bounds a plan's attempts; 0 means the executor's default.
+	MaxAttempts int
+}
+
+// Service runs turns.
+type Service struct {
+	d Deps
+}
+
+// NewService returns a Service; every Deps field but MaxAttempts is required.
+func NewService(d Deps) *Service { return &Service{d: d} }
+
+// Codec returns the codec of format f.
+func (s *Service) Codec(f llm.Format) llm.Codec { return s.d.Codecs[f] }
+
+// Serve runs one turn and writes the answer to out. An error returned before
+// out.Commit was called means nothing was written: the caller answers with an
+// error in the caller's format. An error after Commit has already been
+// reported to the client inside the stream.
+func (s *Service) Serve(ctx context.Context, t *Turn, out Output) error {
+	rec := s.newRecord(t)
+	err := s.serve(ctx, t, out, rec)
+	s.finish(rec, t, err)
+	return err
+}
+
+func (s *Service) serve(ctx context.Context, t *Turn, out Output, rec *analytics.Request) error {
+	if !t.Caller.HasScope("inference") {
+		return ErrForbidden
+	}
+	codec := s.d.Codecs[t.Format]
+	req, err := codec.DecodeRequest(t.Body)
+	if err != nil {
+		return err
+	}
+	if t.Format == llm.FormatGemini {
+		req.Model, req.Stream = t.PathModel, t.PathStream
+	}
+	rec.Stream, rec.RequestedModel, rec.User = req.Stream, req.Model, req.User
+	if req.Model == "" {
+		return &FieldError{Field: "model", Err: ErrUnknownModel}
+	}
+	model, err := s.d.Catalog.Lookup(req.Model)
+	if err != nil {
+		return &FieldError{Field: "model", Err: fmt.Errorf("%w: %q", ErrUnknownModel, req.Model)}
+	}
+	plan, err := s.planFor(model)
+	if err != nil {
+		return err
+	}
+	rec.RouteKind = RouteExplicit
+	meta := dispatch.Meta{
+		OrgID: t.Caller.OrgID, KeyID: t.Caller.KeyID, RequestID: t.RequestID,
+		OperationID:    t.RequestID + "/0",
+		Provenance:     dispatch.Provenance{Purpose: dispatch.PurposeMain, PolicyID: "explicit"},
+		IdempotencyKey: t.Header.Get("Idempotency-Key"),
+	}
+	op := &dispatch.Operation{
+		Purpose: dispatch.PurposeMain, Inbound: t.Format, Request: req,
+		RawBody: t.Body, Header: passHeaders(t), Stream: req.Stream,
+	}
+	served := Served{RequestID: t.RequestID, Route: RouteExplicit, Stream: req.Stream}
+	if req.Stream {
+		return s.stream(ctx, meta, plan, op, codec, served, out, rec)
+	}
+	res, err := s.d.Executor.Run(ctx, meta, plan, op, nil)
+	s.account(rec, res, model)
+	if err != nil {
+		return err
+	}
+	body := res.RawBody
+	if body == nil {
+		if body, err = codec.EncodeResponse(res.Response); err != nil {
+			return fmt.Errorf("gateway: encode response: %w", err)
+		}
+	}
+	served.Model, served.Provider, served.Fallback = res.Served.Model, res.Served.Provider, res.FallbackUsed
+	out.Commit(served)
+	return out.Write(body)
+}
+
+func (s *Service) stream(ctx context.Context, meta dispatch.Meta, plan dispatch.Plan, op *dispatch.Operation,
+	codec llm.Codec, served Served, out Output, rec *analytics.Request) error {
+	w := &streamWriter{out: out, served: served, inbound: op.Inbound}
+	w.buf = &bytes.Buffer{}
+	w.enc = codec.NewStreamEncoder(w.buf)
+	res, err := s.d.Executor.Run(ctx, meta, plan, op, w)
+	model, _ := s.d.Catalog.Lookup(plan.Targets[0].Model)
+	if res != nil && res.Served.Model != "" {
+		model, _ = s.d.Catalog.Lookup(res.Served.Model)
+	}
+	s.account(rec, res, model)
+	if err != nil && !w.committed {
+		return err
+	}
+	if err != nil {
+		return fmt.Errorf("gateway: stream failed after commit: %w", err)
+	}
+	return nil
+}
+
+// passHeaders keeps the caller headers an upstream of the same family needs.
+func passHeaders(t *Turn) map[string][]string {
+	h := map[string][]string{}
+	for _, k := range []string{"Anthropic-Version", "Anthropic-Beta"} {
+		if v := t.Header.Values(k); len(v) > 0 {
+			h[k] = v
+		}
+	}
+	return h
+}
+
+// planFor lists the model's bindings in catalog order.
+func (s *Service) planFor(m catalog.Model) (dispatch.Plan, error) {
+	plan := dispatch.Plan{MaxAttempts: s.d.MaxAttempts}
+	for _, b := range m.Bindings {
+		p, err := s.d.Catalog.Provider(b.Provider)
+		if err != nil {
+			continue
+		}
+		plan.Targets = append(plan.Targets, dispatch.Target{
+			Model: m.ID, Provider: p.Name, Upstream: b.Upstream, Format: p.Format, BaseURL: p.BaseURL,
+		})
+	}
+	if len(plan.Targets) == 0 {
+		return plan, fmt.Errorf("%w: %s", ErrNoBinding, m.ID)
+	}
+	return plan, nil
+}
