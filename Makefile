@@ -1,0 +1,45 @@
+# Heddle developer commands. `make check` is what CI runs.
+SHELL := /bin/bash
+GO ?= go
+PKGS := ./...
+
+.PHONY: help generate fmt lint test test-unit test-e2e bench run check services e2e-deps build
+
+help: ## list targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
+
+generate: ## regenerate templ components
+	$(GO) tool templ generate
+
+fmt: ## format the code
+	gofmt -w $$(git ls-files '*.go')
+
+lint: ## vet, formatting, generated files up to date
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed: $$out"; exit 1; fi
+	$(GO) vet $(PKGS)
+	@if grep -q 'a-h/templ/cmd/templ' go.mod; then $(GO) tool templ generate >/dev/null && git diff --exit-code -- '*_templ.go' || { echo "templ generate changed files: commit them"; exit 1; }; fi
+
+services: ## start PostgreSQL, Redis and ClickHouse (installing ClickHouse if needed)
+	.ci/services.sh
+
+e2e-deps: ## install the real clients (Claude Code, Codex) the e2e suite drives
+	cd e2e && npm ci --no-audit --no-fund
+
+build: ## build the heddle binary into ./bin
+	$(GO) build -o bin/heddle .
+
+test-unit: services ## unit and integration tests against real SQLite, Postgres, ClickHouse, Redis
+	$(GO) test -race -count=1 $$($(GO) list ./... | grep -v /e2e)
+
+test-e2e: services e2e-deps build ## black-box tests of the built binary with real clients and a real browser
+	HEDDLE_E2E_BIN=$(CURDIR)/bin/heddle $(GO) test -count=1 -timeout 20m ./e2e/...
+
+test: test-unit test-e2e ## the whole test suite (starts what it needs)
+
+bench: build ## gateway overhead and routing benchmarks (ratios against a same-run baseline)
+	$(GO) test -run '^$$' -bench . -benchtime 2000x ./e2e/bench/... ./routing/... ./llm/...
+
+run: ## run Heddle on the embedded default
+	$(GO) run .
+
+check: lint test ## what CI runs
