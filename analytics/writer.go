@@ -1,0 +1,273 @@
+package analytics
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// WriterConfig tunes a Writer. Zero fields take the defaults shown.
+type WriterConfig struct {
+	QueueSize     int           // rows buffered between Record* and the batcher (10000)
+	BatchSize     int           // rows per batch (1000)
+	FlushInterval time.Duration // a partial batch is flushed after at most this long (1s)
+	Pending       int           // batches held in memory awaiting insert before spilling (4)
+	InsertTimeout time.Duration // bound of one insert call (10s)
+	MaxRetries    int           // failed tries of an in-memory batch before it is spilled (3)
+	RetryBase     time.Duration // first retry delay, doubled per failure with jitter (200ms)
+	RetryMax      time.Duration // cap of the retry delay (30s)
+	// SpillDir holds the spill segments. Empty disables spilling: batches
+	// beyond Pending are then dropped (and counted) while the store is down.
+	SpillDir      string
+	SegmentBytes  int64 // a segment is closed beyond this size (64 MiB)
+	MaxSpillBytes int64 // the spill refuses batches beyond this total (1 GiB)
+}
+
+// Validate reports every negative setting at once.
+func (c WriterConfig) Validate() error {
+	var errs []error
+	check := func(name string, bad bool) {
+		if bad {
+			errs = append(errs, fmt.Errorf("analytics writer: %s must not be negative", name))
+		}
+	}
+	check("queue size", c.QueueSize < 0)
+	check("batch size", c.BatchSize < 0)
+	check("flush interval", c.FlushInterval < 0)
+	check("pending", c.Pending < 0)
+	check("insert timeout", c.InsertTimeout < 0)
+	check("max retries", c.MaxRetries < 0)
+	check("retry base", c.RetryBase < 0)
+	check("retry max", c.RetryMax < 0)
+	check("segment bytes", c.SegmentBytes < 0)
+	check("max spill bytes", c.MaxSpillBytes < 0)
+	return errors.Join(errs...)
+}
+
+func (c WriterConfig) withDefaults() WriterConfig {
+	def := func(v *int, d int) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	defDur := func(v *time.Duration, d time.Duration) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	def(&c.QueueSize, 10000)
+	def(&c.BatchSize, 1000)
+	def(&c.Pending, 4)
+	def(&c.MaxRetries, 3)
+	defDur(&c.FlushInterval, time.Second)
+	defDur(&c.InsertTimeout, 10*time.Second)
+	defDur(&c.RetryBase, 200*time.Millisecond)
+	defDur(&c.RetryMax, 30*time.Second)
+	if c.SegmentBytes <= 0 {
+		c.SegmentBytes = 64 << 20
+	}
+	if c.MaxSpillBytes <= 0 {
+		c.MaxSpillBytes = 1 << 30
+	}
+	return c
+}
+
+// Stats is a snapshot of a Writer's counters, for metrics.
+type Stats struct {
+	Queued       int64 // rows in memory not yet accepted by the store
+	SpilledBytes int64 // bytes of spill segments on disk
+	Segments     int64 // spill segment files on disk
+	Dropped      int64 // rows lost: queue full, writer closed, spill refused
+	Inserted     int64 // rows the store accepted (a replayed row counts again)
+	Failures     int64 // failed insert calls
+	Corrupt      int64 // spill records skipped: bad checksum or torn tail
+}
+
+// Writer is the non-blocking sink of analytics rows. Record* never block and
+// never fail: rows go to a bounded queue (dropped and counted when it is
+// full). A background batcher groups them (BatchSize rows or FlushInterval)
+// and an inserter sends batches to the Store with retries and exponential
+// backoff. While the store is slow or down, batches go to fsynced spill
+// segments under SpillDir, replayed in order when it is back; a segment is
+// deleted only once every batch in it was inserted. Spill left by a previous
+// process is replayed after Start. One Writer per SpillDir.
+type Writer struct {
+	store Store
+	cfg   WriterConfig
+	log   *slog.Logger
+
+	mu      sync.RWMutex // guards closed against enqueue
+	closed  bool
+	started atomic.Bool
+	queue   chan item
+
+	backlog atomic.Pointer[backlog]
+	open    atomic.Int64 // rows in the batch being built
+
+	stop          chan struct{} // closed by Close: drain and finish
+	stopOnce      sync.Once
+	aborted       chan struct{} // closed when inserts must stop: spill and exit
+	abortOnce     sync.Once
+	insertCtx     context.Context
+	cancelInserts context.CancelFunc
+	collectorDone chan struct{}
+	senderDone    chan struct{}
+
+	dropped  atomic.Int64
+	lost     atomic.Int64 // of dropped: rows the final close could not keep
+	inserted atomic.Int64
+	failures atomic.Int64
+}
+
+type item struct {
+	attempt *Attempt
+	request *Request
+}
+
+// closeGrace is how long Close still waits for the inserter after its
+// context expired and the in-flight insert was cancelled.
+const closeGrace = time.Second
+
+// NewWriter returns a Writer over store; nothing runs until Start. Settings
+// that are zero or negative take their defaults (use cfg.Validate to reject
+// negative ones). A nil logger discards logs.
+func NewWriter(store Store, cfg WriterConfig, logger *slog.Logger) *Writer {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	cfg = cfg.withDefaults()
+	return &Writer{
+		store:         store,
+		cfg:           cfg,
+		log:           logger,
+		queue:         make(chan item, cfg.QueueSize),
+		stop:          make(chan struct{}),
+		aborted:       make(chan struct{}),
+		collectorDone: make(chan struct{}),
+		senderDone:    make(chan struct{}),
+	}
+}
+
+// RecordAttempt queues one attempt row. It never blocks.
+func (w *Writer) RecordAttempt(a Attempt) { w.enqueue(item{attempt: &a}) }
+
+// RecordRequest queues one request row. It never blocks.
+func (w *Writer) RecordRequest(r Request) { w.enqueue(item{request: &r}) }
+
+func (w *Writer) enqueue(it item) {
+	w.mu.RLock()
+	defer w.mu.RUnlock()
+	if w.closed {
+		w.dropped.Add(1)
+		return
+	}
+	select {
+	case w.queue <- it:
+	default:
+		w.dropped.Add(1)
+	}
+}
+
+// Start opens the spill directory (replaying what a previous process left)
+// and starts the background batcher and inserter. When ctx is done the
+// Writer stops as if Close had run out of time: queued rows are spilled,
+// nothing more is inserted. It fails (and starts nothing) when the spill
+// directory cannot be opened, or when called twice.
+func (w *Writer) Start(ctx context.Context) error {
+	if !w.started.CompareAndSwap(false, true) {
+		return ErrWriterStarted
+	}
+	var disk *spill
+	if w.cfg.SpillDir != "" {
+		var err error
+		if disk, err = openSpill(w.cfg.SpillDir, w.cfg.SegmentBytes, w.cfg.MaxSpillBytes); err != nil {
+			w.started.Store(false)
+			return err
+		}
+		if n := len(disk.segs); n > 0 {
+			w.log.InfoContext(ctx, "analytics spill found, replaying", "segments", n, "bytes", disk.total)
+		}
+	}
+	w.backlog.Store(newBacklog(w.cfg.Pending, disk))
+	w.insertCtx, w.cancelInserts = context.WithCancel(context.WithoutCancel(ctx))
+	context.AfterFunc(ctx, func() {
+		w.markClosed()
+		w.stopOnce.Do(func() { close(w.stop) })
+		w.abort()
+	})
+	go w.collect()
+	go w.send()
+	return nil
+}
+
+func (w *Writer) markClosed() {
+	w.mu.Lock()
+	w.closed = true
+	w.mu.Unlock()
+}
+
+// abort makes the inserter give up: the in-flight insert is cancelled and
+// whatever is left is spilled.
+func (w *Writer) abort() {
+	w.abortOnce.Do(func() {
+		close(w.aborted)
+		w.cancelInserts()
+	})
+}
+
+// Close stops accepting rows, flushes what it can to the store within ctx
+// and spills the rest. It returns an error when rows were lost (no spill, or
+// the spill refused them) or the inserter did not stop in time. Calling it
+// again waits again; Close on a Writer never started drops its queue.
+func (w *Writer) Close(ctx context.Context) error {
+	w.markClosed()
+	if !w.started.Load() {
+		n := len(w.queue)
+		for range n {
+			<-w.queue
+		}
+		w.dropped.Add(int64(n))
+		if n > 0 {
+			return fmt.Errorf("analytics writer closed before start: %d rows dropped", n)
+		}
+		return nil
+	}
+	w.stopOnce.Do(func() { close(w.stop) })
+	stopAbort := context.AfterFunc(ctx, w.abort)
+	defer stopAbort()
+	select {
+	case <-w.senderDone:
+	case <-ctx.Done():
+		w.abort()
+		select {
+		case <-w.senderDone:
+		case <-time.After(closeGrace):
+			return fmt.Errorf("analytics writer: inserter did not stop: %w", ctx.Err())
+		}
+	}
+	if n := w.lost.Load(); n > 0 {
+		return fmt.Errorf("analytics writer: %d rows could not be kept", n)
+	}
+	return nil
+}
+
+// Stats returns a snapshot of the counters; it never blocks on I/O.
+func (w *Writer) Stats() Stats {
+	s := Stats{
+		Queued:   int64(len(w.queue)) + w.open.Load(),
+		Dropped:  w.dropped.Load(),
+		Inserted: w.inserted.Load(),
+		Failures: w.failures.Load(),
+	}
+	if q := w.backlog.Load(); q != nil {
+		s.Queued += q.memRows.Load()
+		s.SpilledBytes = q.bytes.Load()
+		s.Segments = q.segments.Load()
+		s.Corrupt = q.corrupt.Load()
+	}
+	return s
+}
