@@ -15,6 +15,15 @@ var (
 	ErrDuplicateInFlight = errors.New("dispatch: duplicate request in flight")
 	ErrCircuitOpen       = errors.New("dispatch: circuit open")
 	ErrOverloaded        = errors.New("dispatch: concurrency cap reached")
+	// ErrIdempotencyMismatch: an Idempotency-Key was reused with a different
+	// request body within the window.
+	ErrIdempotencyMismatch = errors.New("dispatch: idempotency key reused with a different request")
+	// ErrCommitted: a stream failed after its first content reached the
+	// client; it was ended with an error event and not retried.
+	ErrCommitted = errors.New("dispatch: stream failed after commit")
+	// ErrBadOperation: Run was called with an operation it cannot execute
+	// (nil request, streaming without a writer, unknown format).
+	ErrBadOperation = errors.New("dispatch: bad operation")
 )
 
 // UpstreamError is a non-2xx answer from a provider. Message is a short,
@@ -26,6 +35,9 @@ type UpstreamError struct {
 	Reason     Reason
 	Message    string
 	RetryAfter time.Duration
+	// Terminal asks the executor to stop the walk now, even when Reason would
+	// allow a retry or a failover (e.g. a credential lease that cannot be had).
+	Terminal bool
 }
 
 func (e *UpstreamError) Error() string {

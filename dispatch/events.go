@@ -39,6 +39,9 @@ const (
 	ReasonCircuitOpen           Reason = "circuit_open"
 	ReasonBudgetExhausted       Reason = "attempt_budget_exhausted"
 	ReasonPrepare               Reason = "prepare"
+	// ReasonOverloaded: the binding's concurrency cap stayed full for the
+	// whole bounded wait, so the target was skipped without an upstream call.
+	ReasonOverloaded Reason = "overloaded"
 )
 
 // AttemptEvent records one upstream attempt. Events of one operation are
@@ -60,7 +63,10 @@ type AttemptEvent struct {
 	Latency      time.Duration
 	TTFB         time.Duration
 	Usage        llm.Usage
-	Stream       bool
+	// CostMicros is the attempt's cost in micro-dollars from Deps.Pricer
+	// (0 when no pricer is wired or nothing was served).
+	CostMicros int64
+	Stream     bool
 }
 
 // Sink receives attempt events. RecordAttempt must never block nor fail the

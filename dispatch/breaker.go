@@ -1,0 +1,145 @@
+package dispatch
+
+import (
+	"sync"
+	"time"
+)
+
+// breakerState is a circuit state.
+type breakerState int
+
+const (
+	breakerClosed breakerState = iota
+	breakerOpen
+	breakerHalfOpen
+)
+
+// breakerBuckets is how many slices the ratio window is cut into.
+const breakerBuckets = 10
+
+// breakers holds one circuit breaker per (target key, credential id).
+type breakers struct {
+	cfg   BreakerConfig
+	clock Clock
+	mu    sync.Mutex
+	m     map[string]*breaker
+}
+
+type breaker struct {
+	state       breakerState
+	consecutive int
+	openedAt    time.Time
+	probing     bool
+	buckets     [breakerBuckets]bucket
+}
+
+type bucket struct {
+	start     time.Time
+	successes int
+	failures  int
+}
+
+func newBreakers(cfg BreakerConfig, clock Clock) *breakers {
+	return &breakers{cfg: cfg, clock: clock, m: make(map[string]*breaker)}
+}
+
+func breakerKey(t Target, credID string) string { return t.Key() + "|" + credID }
+
+// allow reports whether an attempt may go to key now. In the half-open state it
+// lets exactly one probe through; the caller must then call record.
+func (bs *breakers) allow(key string) bool {
+	bs.mu.Lock()
+	defer bs.mu.Unlock()
+	b := bs.m[key]
+	if b == nil {
+		return true
+	}
+	switch b.state {
+	case breakerOpen:
+		if bs.clock.Now().Sub(b.openedAt) < bs.cfg.Cooldown {
+			return false
+		}
+		b.state = breakerHalfOpen
+		b.probing = true
+		return true
+	case breakerHalfOpen:
+		if b.probing {
+			return false
+		}
+		b.probing = true
+		return true
+	}
+	return true
+}
+
+// record reports an attempt's end to key's breaker. counted says whether the
+// result speaks to the pair's health (a client cancellation does not);
+// an uncounted result still ends a half-open probe.
+func (bs *breakers) record(key string, ok, counted bool) {
+	bs.mu.Lock()
+	defer bs.mu.Unlock()
+	b := bs.m[key]
+	if b == nil {
+		if ok || !counted {
+			return
+		}
+		b = &breaker{}
+		bs.m[key] = b
+	}
+	now := bs.clock.Now()
+	if b.state == breakerHalfOpen {
+		b.probing = false
+		switch {
+		case ok:
+			*b = breaker{}
+		case counted:
+			b.state = breakerOpen
+			b.openedAt = now
+		}
+		return
+	}
+	if !counted {
+		return
+	}
+	cur := b.bucket(now, bs.cfg.Window)
+	if ok {
+		cur.successes++
+		b.consecutive = 0
+		return
+	}
+	cur.failures++
+	b.consecutive++
+	if b.state == breakerClosed && bs.shouldOpen(b, now) {
+		b.state = breakerOpen
+		b.openedAt = now
+	}
+}
+
+func (bs *breakers) shouldOpen(b *breaker, now time.Time) bool {
+	if b.consecutive >= bs.cfg.ConsecutiveFailures {
+		return true
+	}
+	var succ, fail int
+	for _, k := range b.buckets {
+		if now.Sub(k.start) < bs.cfg.Window {
+			succ += k.successes
+			fail += k.failures
+		}
+	}
+	total := succ + fail
+	return total >= bs.cfg.MinRequests && float64(fail) >= bs.cfg.FailureRatio*float64(total)
+}
+
+// bucket returns the bucket of now, recycling a stale one.
+func (b *breaker) bucket(now time.Time, window time.Duration) *bucket {
+	width := window / breakerBuckets
+	if width <= 0 {
+		width = 1
+	}
+	start := now.Truncate(width)
+	k := &b.buckets[int(start.UnixNano()/int64(width))%breakerBuckets]
+	if !k.start.Equal(start) {
+		*k = bucket{start: start}
+	}
+	return k
+}

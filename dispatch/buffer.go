@@ -1,0 +1,35 @@
+package dispatch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+)
+
+var errTooLarge = errors.New("dispatch: upstream answer exceeds MaxResponseBytes")
+
+// buffer reads and decodes a non-streaming answer.
+func (w *walk) buffer(actx context.Context, t Target, body io.Reader, a *attempt) {
+	max := w.e.cfg.MaxResponseBytes
+	raw, err := io.ReadAll(io.LimitReader(body, max+1))
+	if err != nil {
+		f := classify(w.ctx, actx, err)
+		a.fail = &f
+		return
+	}
+	if int64(len(raw)) > max {
+		a.fail = &failure{reason: ReasonTransport, err: errTooLarge}
+		return
+	}
+	resp, err := w.e.codecs[t.Format].DecodeResponse(raw)
+	if err != nil {
+		a.fail = &failure{reason: ReasonTransport, err: fmt.Errorf("dispatch: decode %s answer: %w", t.Format, err)}
+		return
+	}
+	a.resp = resp
+	a.usage = resp.Usage
+	if t.Format == w.op.Inbound {
+		a.raw = raw
+	}
+}

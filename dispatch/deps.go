@@ -1,0 +1,106 @@
+package dispatch
+
+import (
+	"context"
+	"log/slog"
+	"math/rand/v2"
+	"time"
+
+	"github.com/heddle-gw/heddle/llm"
+)
+
+// Deps are the collaborators of an Executor. Providers, Credentials and Codecs
+// are required; the rest have defaults (see NewExecutor).
+type Deps struct {
+	// Providers maps a provider name (Target.Provider) to its adapter. One
+	// adapter may serve several names. A name missing here counts as not
+	// configured.
+	Providers map[string]Provider
+	// Credentials resolves an organisation's credential per provider.
+	Credentials Credentials
+	// Codecs maps each wire format to its codec.
+	Codecs map[llm.Format]llm.Codec
+	// ModelOf reads the model field of a wire body per format for the target
+	// guard; formats missing here use the built-in reader of the top-level
+	// "model" string. Gemini carries the model in the URL: its entry (or the
+	// built-in one) is not consulted.
+	ModelOf map[llm.Format]ModelOfFunc
+	// Sink receives attempt events; nil drops them. Wrap a slow sink in
+	// AsyncSink.
+	Sink Sink
+	// Idempotency deduplicates operations with an Idempotency-Key; nil means an
+	// in-process store with Config.IdempotencyWindow.
+	Idempotency Idempotency
+	// Pricer prices an attempt's usage for its event; nil leaves cost at 0.
+	Pricer Pricer
+	// Clock is the time source; nil means the system clock.
+	Clock Clock
+	// Rand draws backoff jitter; nil means math/rand/v2.
+	Rand Rand
+	// Logger receives operational logs (never secrets nor prompt text); nil
+	// discards them.
+	Logger *slog.Logger
+}
+
+// ModelOfFunc returns the top-level model of a wire request body.
+type ModelOfFunc func(body []byte) (string, error)
+
+// Pricer prices usage served by a target, in integer micro-dollars. It must
+// not block.
+type Pricer interface {
+	CostMicros(t Target, u llm.Usage) int64
+}
+
+// Clock is the executor's time source, replaced by a fake in tests.
+type Clock interface {
+	Now() time.Time
+	// Sleep waits for d or until ctx is done, returning ctx's error then.
+	Sleep(ctx context.Context, d time.Duration) error
+	// After returns a channel that receives once d has passed.
+	After(d time.Duration) <-chan time.Time
+	// AfterFunc calls f in its own goroutine once d has passed, unless stopped.
+	AfterFunc(d time.Duration, f func()) Timer
+}
+
+// Timer is a stoppable, resettable timer from Clock.AfterFunc.
+type Timer interface {
+	Stop() bool
+	Reset(d time.Duration) bool
+}
+
+// Rand draws jitter.
+type Rand interface {
+	// Float64 returns a number in [0, 1).
+	Float64() float64
+}
+
+// SystemClock is the wall clock.
+type SystemClock struct{}
+
+// Now returns time.Now().
+func (SystemClock) Now() time.Time { return time.Now() }
+
+// Sleep waits for d or until ctx is done.
+func (SystemClock) Sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// After returns time.After(d).
+func (SystemClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
+
+// AfterFunc returns time.AfterFunc(d, f).
+func (SystemClock) AfterFunc(d time.Duration, f func()) Timer { return time.AfterFunc(d, f) }
+
+type stdRand struct{}
+
+func (stdRand) Float64() float64 { return rand.Float64() }

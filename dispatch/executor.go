@@ -1,0 +1,165 @@
+package dispatch
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+
+	"github.com/heddle-gw/heddle/llm"
+)
+
+// Executor runs operations along plans: the only code that calls providers.
+// It is safe for concurrent use.
+type Executor struct {
+	cfg       Config
+	providers map[string]Provider
+	creds     Credentials
+	codecs    map[llm.Format]llm.Codec
+	modelOf   map[llm.Format]ModelOfFunc
+	sink      Sink
+	idem      Idempotency
+	pricer    Pricer
+	clock     Clock
+	rand      Rand
+	log       *slog.Logger
+
+	breakers *breakers
+	orgCaps  *caps
+	bindCaps *caps
+	cache    targetCache
+}
+
+// NewExecutor builds an executor. cfg gets its defaults (call cfg.Validate
+// first to reject bad values); nil optional deps get theirs (see Deps). The
+// maps of deps are copied, so later changes by the caller do not leak in.
+func NewExecutor(cfg Config, deps Deps) *Executor {
+	cfg = cfg.WithDefaults()
+	e := &Executor{
+		cfg:       cfg,
+		providers: copyMap(deps.Providers),
+		creds:     deps.Credentials,
+		codecs:    copyMap(deps.Codecs),
+		modelOf:   copyMap(deps.ModelOf),
+		sink:      deps.Sink,
+		idem:      deps.Idempotency,
+		pricer:    deps.Pricer,
+		clock:     deps.Clock,
+		rand:      deps.Rand,
+		log:       deps.Logger,
+	}
+	if e.clock == nil {
+		e.clock = SystemClock{}
+	}
+	if e.rand == nil {
+		e.rand = stdRand{}
+	}
+	if e.sink == nil {
+		e.sink = discardSink{}
+	}
+	if e.log == nil {
+		e.log = slog.New(slog.DiscardHandler)
+	}
+	if e.idem == nil {
+		e.idem = NewMemoryIdempotency(cfg.IdempotencyWindow, e.clock, 0)
+	}
+	e.breakers = newBreakers(cfg.Breaker, e.clock)
+	e.orgCaps = newCaps(cfg.OrgConcurrency, cfg.CapWait, e.clock)
+	e.bindCaps = newCaps(cfg.BindingConcurrency, cfg.CapWait, e.clock)
+	return e
+}
+
+func copyMap[K comparable, V any](m map[K]V) map[K]V {
+	out := make(map[K]V, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// Run executes op along plan (SPEC §7) and returns the served result.
+//
+// Streaming operations write their events to out: held until the upstream's
+// first content (the commit gate), then in order with a Flush after each. A
+// failure after commit ends out with a canonical error event and returns an
+// error wrapping ErrCommitted with Result.Committed set; it is never retried.
+//
+// Errors: ErrEmptyPlan, ErrBadOperation; ErrDuplicateInFlight and
+// ErrIdempotencyMismatch (Idempotency-Key); ErrOverloaded (caps);
+// ErrNotConfigured or ErrCircuitOpen when every target was skipped; an error
+// wrapping *UpstreamError when an upstream refused the request in a way no
+// other target can fix (auth, bad request); an *ExhaustedError (wrapping
+// ErrAttemptsExhausted and the last failure) when the walk ran out; ctx's
+// error when the caller went away. The Result is non-nil whenever a walk ran,
+// error or not; it is shared with idempotent duplicates and must not be
+// modified.
+func (e *Executor) Run(ctx context.Context, meta Meta, plan Plan, op *Operation, out StreamWriter) (*Result, error) {
+	if err := check(&plan, op, out); err != nil {
+		return nil, err
+	}
+	if meta.IdempotencyKey == "" {
+		return e.run(ctx, meta, &plan, op, out)
+	}
+	key := meta.OrgID + "\x00" + meta.KeyID + "\x00" + meta.IdempotencyKey
+	fp := fingerprint(op)
+	for {
+		claim, err := e.idem.Begin(ctx, key, fp, op.Stream)
+		if err != nil {
+			return nil, err
+		}
+		if claim.Owner {
+			res, err := e.run(ctx, meta, &plan, op, out)
+			claim.Finish(res, err)
+			return res, err
+		}
+		// The owner's caller went away: this caller is still here, so it
+		// claims the key itself rather than inherit a cancellation.
+		if errors.Is(claim.Err, context.Canceled) && ctx.Err() == nil {
+			continue
+		}
+		return claim.Result, claim.Err
+	}
+}
+
+func check(plan *Plan, op *Operation, out StreamWriter) error {
+	switch {
+	case len(plan.Targets) == 0:
+		return ErrEmptyPlan
+	case op == nil:
+		return fmt.Errorf("%w: nil operation", ErrBadOperation)
+	case op.Request == nil && len(op.RawBody) == 0:
+		return fmt.Errorf("%w: no request", ErrBadOperation)
+	case op.Stream && out == nil:
+		return fmt.Errorf("%w: streaming without a writer", ErrBadOperation)
+	case plan.MaxAttempts < 0:
+		return fmt.Errorf("%w: negative MaxAttempts", ErrBadOperation)
+	}
+	return nil
+}
+
+// fingerprint identifies the request an Idempotency-Key was first used with.
+func fingerprint(op *Operation) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%t\x00", op.Inbound, op.Stream)
+	if len(op.RawBody) > 0 {
+		h.Write(op.RawBody)
+	} else if err := json.NewEncoder(h).Encode(op.Request); err != nil {
+		io.WriteString(h, err.Error())
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// run takes the organisation's concurrency slot and walks the plan.
+func (e *Executor) run(ctx context.Context, meta Meta, plan *Plan, op *Operation, out StreamWriter) (*Result, error) {
+	release, err := e.orgCaps.acquire(ctx, meta.OrgID)
+	if err != nil {
+		return nil, fmt.Errorf("dispatch: organisation concurrency: %w", err)
+	}
+	defer release()
+	w := newWalk(ctx, e, meta, plan, op, out)
+	return w.run()
+}

@@ -1,0 +1,195 @@
+package dispatch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// walk is the state of one operation walking its plan.
+type walk struct {
+	e     *Executor
+	ctx   context.Context
+	meta  Meta
+	prov  Provenance
+	plan  *Plan
+	op    *Operation
+	out   StreamWriter
+	start time.Time
+
+	max      int // real attempts allowed
+	attempts int // real attempts made
+	seq      int // index of the next event
+	skips    map[Reason]bool
+	last     *failure
+	res      Result
+}
+
+// step says how the walk goes on after a target.
+type step int
+
+const (
+	stepNext step = iota // move on to the next target
+	stepStop             // stop the walk with the error at hand
+	stepDone             // served
+)
+
+func newWalk(ctx context.Context, e *Executor, meta Meta, plan *Plan, op *Operation, out StreamWriter) *walk {
+	w := &walk{e: e, ctx: ctx, meta: meta, prov: meta.Provenance, plan: plan, op: op, out: out,
+		start: e.clock.Now(), max: plan.MaxAttempts}
+	if w.max == 0 {
+		w.max = e.cfg.MaxAttempts
+	}
+	if w.prov.Purpose == "" {
+		w.prov.Purpose = op.Purpose
+	}
+	if w.prov.Purpose == "" {
+		w.prov.Purpose = PurposeMain
+	}
+	return w
+}
+
+func (w *walk) run() (*Result, error) {
+	targets := w.plan.Targets
+	if w.plan.Bound {
+		targets = targets[:1]
+	} else {
+		targets = w.e.cache.order(w.meta.OrgID, targets)
+	}
+	for i, t := range targets {
+		if w.attempts >= w.max {
+			w.skip(t, "", ReasonBudgetExhausted)
+			continue
+		}
+		w.res.FallbackUsed = i > 0
+		switch st, err := w.target(t); st {
+		case stepDone:
+			return &w.res, nil
+		case stepStop:
+			return &w.res, err
+		}
+	}
+	w.res.FallbackUsed = false
+	return &w.res, w.exhausted()
+}
+
+// target runs the attempts on one target: the first, then same-target retries.
+func (w *walk) target(t Target) (step, error) {
+	e := w.e
+	prov := e.providers[t.Provider]
+	if prov == nil {
+		w.skip(t, "", ReasonProviderNotConfigured)
+		return stepNext, nil
+	}
+	for n := 0; ; n++ {
+		cred, err := e.creds.Resolve(w.ctx, w.meta.OrgID, t.Provider)
+		switch {
+		case errors.Is(err, ErrNotConfigured):
+			w.skip(t, "", ReasonProviderNotConfigured)
+			return stepNext, nil
+		case err != nil && w.ctx.Err() != nil:
+			w.abort(t, "")
+			return stepStop, fmt.Errorf("dispatch: resolve credential: %w", w.ctx.Err())
+		case err != nil:
+			w.fail(t, "", &failure{reason: ReasonPrepare, err: fmt.Errorf("dispatch: resolve credential: %w", err)}, 0)
+			return stepNext, nil
+		}
+		bkey := breakerKey(t, cred.ID)
+		if !e.breakers.allow(bkey) {
+			w.skip(t, cred.ID, ReasonCircuitOpen)
+			return stepNext, nil
+		}
+		release, err := e.bindCaps.acquire(w.ctx, bkey)
+		if err != nil {
+			e.breakers.record(bkey, false, false)
+			if w.ctx.Err() != nil {
+				w.abort(t, cred.ID)
+				return stepStop, fmt.Errorf("dispatch: binding concurrency: %w", w.ctx.Err())
+			}
+			w.skip(t, cred.ID, ReasonOverloaded)
+			return stepNext, nil
+		}
+		began := e.clock.Now()
+		a := w.attempt(t, prov, cred, began)
+		release()
+		if a.sent {
+			w.attempts++
+			w.res.Attempts = w.attempts
+		}
+		if a.fail == nil {
+			e.breakers.record(bkey, true, true)
+			e.cache.served(w.meta.OrgID, t)
+			w.served(t, cred.ID, a, e.clock.Now().Sub(began))
+			return stepDone, nil
+		}
+		f := a.fail
+		e.breakers.record(bkey, false, breakerFailure(f.reason))
+		e.cache.failed(w.meta.OrgID, t)
+		w.failed(t, cred.ID, a, e.clock.Now().Sub(began))
+		w.last = f
+		switch f.reason {
+		case ReasonCommitted:
+			return stepStop, fmt.Errorf("%w: %s/%s: %w", ErrCommitted, t.Provider, t.Upstream, f.err)
+		case ReasonCanceled:
+			return stepStop, fmt.Errorf("dispatch: %s/%s: %w", t.Provider, t.Upstream, w.ctx.Err())
+		case ReasonTargetMismatch:
+			return stepStop, f.err
+		}
+		if d, ok := e.retryDelay(*f, w.plan, n, e.clock.Now().Sub(w.start), w.max-w.attempts); ok {
+			if err := e.clock.Sleep(w.ctx, d); err != nil {
+				return stepStop, fmt.Errorf("dispatch: retry backoff: %w", err)
+			}
+			continue
+		}
+		if w.plan.Bound || f.terminal || !failoverable(f.reason) {
+			if f.reason == ReasonPrepare {
+				return stepStop, f.err
+			}
+			return stepStop, fmt.Errorf("dispatch: %s/%s: %w", t.Provider, t.Upstream, f.err)
+		}
+		return stepNext, nil
+	}
+}
+
+// exhausted is the error of a walk that ran out of targets or attempts.
+func (w *walk) exhausted() error {
+	if w.attempts == 0 && (w.last == nil || w.last.reason != ReasonPrepare) {
+		switch {
+		case w.skips[ReasonCircuitOpen]:
+			return ErrCircuitOpen
+		case w.skips[ReasonOverloaded]:
+			return ErrOverloaded
+		case w.skips[ReasonProviderNotConfigured]:
+			return ErrNotConfigured
+		}
+	}
+	ex := &ExhaustedError{Attempts: w.attempts}
+	if w.last != nil {
+		ex.Last = w.last.err
+	}
+	return ex
+}
+
+// ExhaustedError ends a walk that ran out of targets or attempts without a
+// served answer. It matches ErrAttemptsExhausted and unwraps to the last
+// attempt's error (often an *UpstreamError) for errors.Is/As.
+type ExhaustedError struct {
+	Attempts int
+	Last     error
+}
+
+func (e *ExhaustedError) Error() string {
+	if e.Last == nil {
+		return fmt.Sprintf("%v after %d attempts", ErrAttemptsExhausted, e.Attempts)
+	}
+	return fmt.Sprintf("%v after %d attempts: %v", ErrAttemptsExhausted, e.Attempts, e.Last)
+}
+
+// Unwrap returns ErrAttemptsExhausted and the last attempt's error.
+func (e *ExhaustedError) Unwrap() []error {
+	if e.Last == nil {
+		return []error{ErrAttemptsExhausted}
+	}
+	return []error{ErrAttemptsExhausted, e.Last}
+}
