@@ -1,0 +1,98 @@
+package analyticstest
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/heddle-gw/heddle/analytics"
+)
+
+// Breakdown implements analytics.Reader.
+func (s *Store) Breakdown(_ context.Context, orgID string, from, to time.Time, by analytics.Dimension) ([]analytics.BreakdownRow, error) {
+	rows, err := s.inRange(orgID, from, to)
+	if err != nil {
+		return nil, err
+	}
+	if !by.Valid() {
+		return nil, fmt.Errorf("%w: %q", analytics.ErrInvalidDimension, by)
+	}
+	if by == analytics.DimFailureReason {
+		return s.failureReasons(orgID, from, to)
+	}
+	groups := map[string]*analytics.BreakdownRow{}
+	var out []analytics.BreakdownRow
+	for _, r := range rows {
+		key := groupKey(r, by)
+		g := groups[key]
+		if g == nil {
+			g = &analytics.BreakdownRow{Key: key}
+			groups[key] = g
+		}
+		g.Requests++
+		if r.Failed() {
+			g.Errors++
+		}
+		if r.CacheHit {
+			g.CacheHits++
+		}
+		g.Attempts += int64(r.Attempts)
+		g.InputTokens += r.InputTokens
+		g.OutputTokens += r.OutputTokens
+		g.CostMicros += r.CostMicros
+		g.BaselineMicros += r.BaselineMicros
+		g.SavingsMicros += r.SavingsMicros
+	}
+	for _, g := range groups {
+		out = append(out, *g)
+	}
+	analytics.SortBreakdown(out, by)
+	return out, nil
+}
+
+func groupKey(r analytics.Request, by analytics.Dimension) string {
+	switch by {
+	case analytics.DimDay:
+		return analytics.DayKey(r.Time.UnixMilli() / analytics.DayMillis)
+	case analytics.DimModel:
+		return r.ServedModel
+	case analytics.DimKey:
+		return r.KeyID
+	case analytics.DimUser:
+		return r.User
+	default:
+		return r.RouteKind
+	}
+}
+
+// failureReasons groups the organisation's attempts with a reason.
+func (s *Store) failureReasons(orgID string, from, to time.Time) ([]analytics.BreakdownRow, error) {
+	fromMs, toMs, err := analytics.RangeMillis(from, to)
+	if err != nil {
+		return nil, err
+	}
+	groups := map[string]*analytics.BreakdownRow{}
+	reqs := map[string]map[string]bool{}
+	for _, a := range s.Attempts() {
+		ms := a.Time.UnixMilli()
+		if a.OrgID != orgID || a.Reason == "" || ms < fromMs || ms >= toMs {
+			continue
+		}
+		g := groups[a.Reason]
+		if g == nil {
+			g = &analytics.BreakdownRow{Key: a.Reason}
+			groups[a.Reason] = g
+			reqs[a.Reason] = map[string]bool{}
+		}
+		g.Attempts++
+		g.CostMicros += a.CostMicros
+		reqs[a.Reason][a.RequestID] = true
+	}
+	out := make([]analytics.BreakdownRow, 0, len(groups))
+	for k, g := range groups {
+		g.Requests = int64(len(reqs[k]))
+		out = append(out, *g)
+	}
+	analytics.SortBreakdown(out, analytics.DimFailureReason)
+	return out, nil
+}
