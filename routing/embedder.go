@@ -1,0 +1,66 @@
+package routing
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// DefaultEmbedTimeout bounds one embed when no timeout is configured.
+const DefaultEmbedTimeout = 200 * time.Millisecond
+
+// Embedder turns text into a vector. Implementations are safe for concurrent
+// use.
+type Embedder interface {
+	// ID names the embedding algorithm or model family ("lexical-v1", "hugot").
+	ID() string
+	// Dim is the length of every vector Embed returns.
+	Dim() int
+	// Fingerprint identifies the exact embedding function (algorithm version,
+	// parameters, model file hashes): equal fingerprints embed identically.
+	Fingerprint() string
+	// Embed returns the L2-normalised embedding of text (the zero vector when
+	// text has no features). It blocks for the duration of the computation and
+	// should honour ctx.
+	Embed(ctx context.Context, text string) ([]float32, error)
+}
+
+// EmbedWithTimeout embeds text, giving up after d (DefaultEmbedTimeout when
+// d <= 0) even if the embedder ignores its context. A timeout returns an error
+// wrapping ErrEmbedTimeout and context.DeadlineExceeded; any other failure
+// wraps ErrEmbed. A late result of a timed-out embed is discarded.
+func EmbedWithTimeout(ctx context.Context, e Embedder, text string, d time.Duration) ([]float32, error) {
+	if d <= 0 {
+		d = DefaultEmbedTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+
+	type result struct {
+		v   []float32
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		v, err := e.Embed(ctx, text)
+		done <- result{v, err}
+	}()
+	select {
+	case r := <-done:
+		if r.err != nil {
+			if ctx.Err() == context.DeadlineExceeded {
+				return nil, fmt.Errorf("%w after %v: %w", ErrEmbedTimeout, d, context.DeadlineExceeded)
+			}
+			return nil, fmt.Errorf("%w: %w", ErrEmbed, r.err)
+		}
+		if len(r.v) != e.Dim() {
+			return nil, fmt.Errorf("%w: got %d dimensions, want %d", ErrEmbed, len(r.v), e.Dim())
+		}
+		return r.v, nil
+	case <-ctx.Done():
+		if ctx.Err() == context.DeadlineExceeded {
+			return nil, fmt.Errorf("%w after %v: %w", ErrEmbedTimeout, d, context.DeadlineExceeded)
+		}
+		return nil, fmt.Errorf("%w: %w", ErrEmbed, ctx.Err())
+	}
+}

@@ -1,0 +1,143 @@
+package routing
+
+import (
+	"math"
+	"slices"
+)
+
+// Scorer defaults (SPEC §6).
+const (
+	DefaultTopP = 4
+	DefaultBeta = 9.0
+)
+
+// ClusterWeight is one of the query's nearest clusters.
+type ClusterWeight struct {
+	Cluster    int     `json:"cluster"`
+	Similarity float64 `json:"similarity"` // cosine similarity to the centroid
+	Weight     float64 `json:"weight"`     // softmax(-beta * (1 - similarity)) over the top p
+}
+
+// ModelScore is one eligible model's blended score, with the weighted raw
+// quality and cost behind it.
+type ModelScore struct {
+	Model   string  `json:"model"`
+	Score   float64 `json:"score"`
+	Quality float64 `json:"quality"` // weighted mean quality over the top clusters
+	Cost    float64 `json:"cost"`    // weighted mean cost (US dollars per query)
+}
+
+// scoreVec runs the Avengers-Pro scorer for one query vector over the eligible
+// model indices (into b.Models). In each of the top-p clusters quality and
+// cost are min-max normalised over the eligible models; a constant column
+// normalises to quality 1 and cost 0 (no model is better or cheaper there, so
+// the column does not separate them). score = alpha*q + (1-alpha)*(1-c),
+// summed with the cluster weights. The winner is the highest score; ties (within
+// 1e-12) go to the lower weighted cost, then to the lower model id.
+//
+// A zero query vector (no text) has no nearest cluster: every cluster is used,
+// weighted by its training size.
+func scoreVec(b *Bundle, vec []float32, alpha float64, eligible []int, topP int, beta float64) (int, []ClusterWeight, []ModelScore) {
+	clusters := nearestClusters(b, vec, topP, beta)
+	scores := make([]ModelScore, len(eligible))
+	for i, mi := range eligible {
+		scores[i].Model = b.Models[mi]
+	}
+	for _, cw := range clusters {
+		stats := b.Clusters[cw.Cluster].Stats
+		qmin, qmax := math.Inf(1), math.Inf(-1)
+		cmin, cmax := math.Inf(1), math.Inf(-1)
+		for _, mi := range eligible {
+			s := stats[mi]
+			qmin, qmax = min(qmin, s.Quality), max(qmax, s.Quality)
+			cmin, cmax = min(cmin, s.Cost), max(cmax, s.Cost)
+		}
+		for i, mi := range eligible {
+			s := stats[mi]
+			qn, cn := 1.0, 0.0
+			if qmax > qmin {
+				qn = (s.Quality - qmin) / (qmax - qmin)
+			}
+			if cmax > cmin {
+				cn = (s.Cost - cmin) / (cmax - cmin)
+			}
+			scores[i].Score += cw.Weight * (alpha*qn + (1-alpha)*(1-cn))
+			scores[i].Quality += cw.Weight * s.Quality
+			scores[i].Cost += cw.Weight * s.Cost
+		}
+	}
+	best := 0
+	for i := 1; i < len(scores); i++ {
+		if better(scores[i], scores[best]) {
+			best = i
+		}
+	}
+	return eligible[best], clusters, scores
+}
+
+func better(a, b ModelScore) bool {
+	const eps = 1e-12
+	switch {
+	case a.Score > b.Score+eps:
+		return true
+	case a.Score < b.Score-eps:
+		return false
+	case a.Cost != b.Cost:
+		return a.Cost < b.Cost
+	}
+	return a.Model < b.Model
+}
+
+// nearestClusters returns the top-p clusters by cosine similarity with softmax
+// weights; see scoreVec for the zero-vector case.
+func nearestClusters(b *Bundle, vec []float32, topP int, beta float64) []ClusterWeight {
+	if topP <= 0 {
+		topP = DefaultTopP
+	}
+	all := make([]ClusterWeight, len(b.Clusters))
+	zero := true
+	for _, x := range vec {
+		if x != 0 {
+			zero = false
+			break
+		}
+	}
+	if zero {
+		total := 0
+		for _, c := range b.Clusters {
+			total += c.Size
+		}
+		for i, c := range b.Clusters {
+			w := 1 / float64(len(b.Clusters))
+			if total > 0 {
+				w = float64(c.Size) / float64(total)
+			}
+			all[i] = ClusterWeight{Cluster: i, Weight: w}
+		}
+		return all
+	}
+	for i := range b.Clusters {
+		all[i] = ClusterWeight{Cluster: i, Similarity: float64(dot(vec, b.Clusters[i].Centroid))}
+	}
+	slices.SortStableFunc(all, func(x, y ClusterWeight) int {
+		switch {
+		case x.Similarity > y.Similarity:
+			return -1
+		case x.Similarity < y.Similarity:
+			return 1
+		}
+		return 0
+	})
+	top := all[:min(topP, len(all))]
+	// softmax(-beta*(1-s)) = softmax(beta*s); subtract the max for stability.
+	maxS := top[0].Similarity
+	var sum float64
+	for i := range top {
+		top[i].Weight = math.Exp(beta * (top[i].Similarity - maxS))
+		sum += top[i].Weight
+	}
+	for i := range top {
+		top[i].Weight /= sum
+	}
+	return top
+}

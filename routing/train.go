@@ -1,0 +1,272 @@
+package routing
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+
+	"github.com/heddle-gw/heddle/routing/lexical"
+)
+
+// Sample is one evaluated prompt: the text to embed and, per model, the
+// quality (e.g. 0/1 correctness) and cost (US dollars) it achieved. A model
+// absent from a sample's maps did not run on it.
+type Sample struct {
+	ID      string
+	Prompt  string
+	Task    string // label for per-task reporting (eval name, task type)
+	Quality map[string]float64
+	Cost    map[string]float64
+}
+
+// TrainConfig configures Train.
+type TrainConfig struct {
+	ID       string
+	Revision string
+	K        int // clusters (default 16)
+	Seed     uint64
+	Restarts int // k-means restarts (default 5)
+	MaxIter  int // k-means iterations per restart (default 100)
+	// Shrinkage is m in q = (n*mean + m*global)/(n+m); 0 disables it.
+	Shrinkage float64
+	// Date is recorded as given (keep it fixed for reproducible bundles).
+	Date    string
+	Sources []string
+	Notes   string
+}
+
+func (c *TrainConfig) defaults() {
+	if c.K <= 0 {
+		c.K = 16
+	}
+	if c.Restarts <= 0 {
+		c.Restarts = 5
+	}
+	if c.MaxIter <= 0 {
+		c.MaxIter = 100
+	}
+	if c.ID == "" {
+		c.ID = "bundle"
+	}
+	if c.Revision == "" {
+		c.Revision = "1"
+	}
+}
+
+// Train builds a bundle from samples. A lexical-v1 embedder is first refitted
+// on the samples' prompts (its IDF table is learned here and stored in the
+// bundle); any other embedder is used as given. The prompts are embedded,
+// clustered with KMeans (seed, restarts, lowest inertia), and every cluster
+// gets per-model mean quality and cost shrunk toward the model's global mean.
+// The bundle records emb's id, dimension and fingerprint; BundleEmbedder
+// returns the embedder that matches it.
+func Train(ctx context.Context, cfg TrainConfig, samples []Sample, emb Embedder) (*Bundle, error) {
+	cfg.defaults()
+	if len(samples) == 0 {
+		return nil, fmt.Errorf("%w: no samples", ErrData)
+	}
+	models := modelSet(samples)
+	if len(models) == 0 {
+		return nil, fmt.Errorf("%w: samples score no model", ErrData)
+	}
+	var lexParams *lexical.Params
+	if lx, ok := emb.(*lexical.Embedder); ok {
+		texts := make([]string, len(samples))
+		for i, s := range samples {
+			texts[i] = s.Prompt
+		}
+		fitted, err := lx.Fit(texts)
+		if err != nil {
+			return nil, err
+		}
+		p := fitted.Params()
+		lexParams, emb = &p, fitted
+	}
+	points, err := embedAll(ctx, emb, samples)
+	if err != nil {
+		return nil, err
+	}
+	km, err := KMeans(ctx, points, cfg.K, cfg.Seed, cfg.Restarts, cfg.MaxIter)
+	if err != nil {
+		return nil, fmt.Errorf("routing: k-means: %w", err)
+	}
+	global, clusters := clusterStats(samples, models, km, cfg.Shrinkage)
+	b := &Bundle{
+		Format:   BundleFormat,
+		ID:       cfg.ID,
+		Revision: cfg.Revision,
+		Embedder: EmbedderSpec{ID: emb.ID(), Dim: emb.Dim(), Fingerprint: emb.Fingerprint(), Lexical: lexParams},
+		Models:   models,
+		Global:   global,
+		Clusters: clusters,
+		Training: TrainingMeta{
+			DataHash: DataHash(samples), Samples: len(samples), Seed: cfg.Seed, K: len(clusters),
+			Restarts: cfg.Restarts, Shrinkage: cfg.Shrinkage, Inertia: round(km.Inertia, 6),
+			Date: cfg.Date, Sources: cfg.Sources, Notes: cfg.Notes,
+		},
+	}
+	if err := b.init(); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// BundleEmbedder returns the embedder to run with b: for a lexical-v1 bundle the
+// embedder stored in it, otherwise given, after checking that it matches
+// (ErrEmbedderMismatch).
+func BundleEmbedder(b *Bundle, given Embedder) (Embedder, error) {
+	if b == nil {
+		return nil, ErrNoBundle
+	}
+	if b.Embedder.Lexical != nil {
+		return b.LexicalEmbedder()
+	}
+	if err := b.CheckEmbedder(given); err != nil {
+		return nil, err
+	}
+	return given, nil
+}
+
+func embedAll(ctx context.Context, emb Embedder, samples []Sample) ([][]float32, error) {
+	points := make([][]float32, len(samples))
+	for i, s := range samples {
+		v, err := emb.Embed(ctx, s.Prompt)
+		if err != nil {
+			return nil, fmt.Errorf("%w: sample %d: %w", ErrEmbed, i, err)
+		}
+		if len(v) != emb.Dim() {
+			return nil, fmt.Errorf("%w: sample %d: %d dimensions, want %d", ErrEmbed, i, len(v), emb.Dim())
+		}
+		points[i] = v
+	}
+	return points, nil
+}
+
+func modelSet(samples []Sample) []string {
+	seen := map[string]bool{}
+	for _, s := range samples {
+		for m := range s.Quality {
+			if _, ok := s.Cost[m]; ok {
+				seen[m] = true
+			}
+		}
+	}
+	models := make([]string, 0, len(seen))
+	for m := range seen {
+		models = append(models, m)
+	}
+	slices.Sort(models)
+	return models
+}
+
+// clusterStats computes global per-model means and per-cluster means shrunk
+// toward them: q = (n*mean + m*global)/(n+m), the same for cost.
+func clusterStats(samples []Sample, models []string, km KMeansResult, m float64) ([]ModelStats, []Cluster) {
+	k := len(km.Centroids)
+	type acc struct {
+		q, c float64
+		n    int
+	}
+	glob := make([]acc, len(models))
+	per := make([][]acc, k)
+	for c := range per {
+		per[c] = make([]acc, len(models))
+	}
+	sizes := make([]int, k)
+	for i, s := range samples {
+		c := km.Assign[i]
+		sizes[c]++
+		for j, model := range models {
+			q, okq := s.Quality[model]
+			cost, okc := s.Cost[model]
+			if !okq || !okc {
+				continue
+			}
+			glob[j].q += q
+			glob[j].c += cost
+			glob[j].n++
+			per[c][j].q += q
+			per[c][j].c += cost
+			per[c][j].n++
+		}
+	}
+	global := make([]ModelStats, len(models))
+	for j, a := range glob {
+		if a.n > 0 {
+			global[j] = ModelStats{Quality: round(a.q/float64(a.n), 9), Cost: round(a.c/float64(a.n), 12), N: a.n}
+		}
+	}
+	clusters := make([]Cluster, k)
+	for c := range clusters {
+		stats := make([]ModelStats, len(models))
+		for j, a := range per[c] {
+			g := global[j]
+			n := float64(a.n)
+			if a.n == 0 && m == 0 {
+				stats[j] = ModelStats{Quality: g.Quality, Cost: g.Cost}
+				continue
+			}
+			stats[j] = ModelStats{
+				Quality: round((a.q+m*g.Quality)/(n+m), 9),
+				Cost:    round((a.c+m*g.Cost)/(n+m), 12),
+				N:       a.n,
+			}
+		}
+		clusters[c] = Cluster{Centroid: km.Centroids[c], Size: sizes[c], Stats: stats}
+	}
+	return global, clusters
+}
+
+// Shrink is the shrinkage rule: (n*mean + m*global)/(n+m).
+func Shrink(mean float64, n int, global, m float64) float64 {
+	if float64(n)+m == 0 {
+		return global
+	}
+	return (float64(n)*mean + m*global) / (float64(n) + m)
+}
+
+// DataHash is the SHA-256 (hex) of the samples in order: prompt, task and the
+// sorted per-model quality and cost.
+func DataHash(samples []Sample) string {
+	h := sha256.New()
+	var b [8]byte
+	num := func(f float64) {
+		binary.LittleEndian.PutUint64(b[:], math.Float64bits(f))
+		h.Write(b[:])
+	}
+	str := func(s string) {
+		h.Write([]byte(strconv.Itoa(len(s))))
+		h.Write([]byte{':'})
+		h.Write([]byte(s))
+	}
+	for _, s := range samples {
+		str(s.Prompt)
+		str(s.Task)
+		models := make([]string, 0, len(s.Quality))
+		for m := range s.Quality {
+			models = append(models, m)
+		}
+		slices.Sort(models)
+		for _, m := range models {
+			str(m)
+			num(s.Quality[m])
+			num(s.Cost[m])
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// round keeps digits significant decimal places so bundle files stay small
+// and stable.
+func round(f float64, digits int) float64 {
+	if f == 0 || !finite(f) {
+		return f
+	}
+	v, _ := strconv.ParseFloat(strconv.FormatFloat(f, 'g', digits, 64), 64)
+	return v
+}
