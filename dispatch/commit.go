@@ -24,8 +24,19 @@ var (
 // first content event, then writes everything in order, flushing per event.
 type gate struct {
 	out       StreamWriter
+	target    Target
+	fallback  bool
 	held      []llm.Event
 	committed bool
+}
+
+// commit marks the commit point, telling a Committer writer which target
+// serves before the first event is written.
+func (g *gate) commit() {
+	g.committed = true
+	if c, ok := g.out.(Committer); ok {
+		c.Commit(g.target, g.fallback)
+	}
 }
 
 // pass holds ev before commit or writes it after; a content event commits.
@@ -35,7 +46,7 @@ func (g *gate) pass(ev llm.Event) error {
 			g.held = append(g.held, ev)
 			return nil
 		}
-		g.committed = true
+		g.commit()
 		for _, h := range g.held {
 			if err := g.out.Write(h); err != nil {
 				return err
@@ -51,7 +62,7 @@ func (g *gate) pass(ev llm.Event) error {
 
 // release writes what is held (a well-formed stream with no content at all).
 func (g *gate) release() error {
-	g.committed = true
+	g.commit()
 	for _, h := range g.held {
 		if err := g.out.Write(h); err != nil {
 			return err
@@ -66,7 +77,7 @@ func (g *gate) release() error {
 // client's stream is ended with an error event and the walk stops.
 func (w *walk) stream(actx context.Context, t Target, wd *watchdog, a *attempt) {
 	dec := w.e.codecs[t.Format].NewStreamDecoder(wd)
-	g := &gate{out: w.out}
+	g := &gate{out: w.out, target: t, fallback: w.res.FallbackUsed}
 	defer func() { a.committed = g.committed }()
 	sawDone := false
 	for {
