@@ -33,6 +33,9 @@ var (
 	ErrNotConfigured = errors.New("tenancy: provider not configured")
 	// ErrCredentialTest means a credential test against its provider failed.
 	ErrCredentialTest = errors.New("tenancy: credential test failed")
+	// ErrDataKeyChanged means an organisation's data keyset was replaced
+	// while a credential was being sealed or opened; re-read and retry.
+	ErrDataKeyChanged = errors.New("tenancy: data key changed")
 	// ErrVault is a failure to encrypt or decrypt with the BYOK vault.
 	ErrVault = errors.New("tenancy: vault failure")
 	// ErrMasterKeyset is a missing or unusable master keyset.

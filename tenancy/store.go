@@ -89,7 +89,7 @@ type KeyStore interface {
 
 // CredentialStore holds sealed BYOK credentials. Writes of ciphertext check,
 // in their transaction, that the org's data key still has c.DEKVersion
-// (ErrConflict otherwise), so nothing is sealed under a replaced DEK.
+// (ErrDataKeyChanged otherwise), so nothing is sealed under a replaced DEK.
 type CredentialStore interface {
 	// CreateCredential inserts c; one credential per org and provider.
 	CreateCredential(ctx context.Context, c *Credential) error

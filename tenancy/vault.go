@@ -166,7 +166,7 @@ func newDataKeyset() (*keyset.Handle, error) {
 // dek returns the org's data keyset AEAD, creating the org's DEK on first
 // use. want, when non-zero, is the DEK version a ciphertext needs; a cached
 // entry of another version is refreshed, and a store version that still
-// differs is ErrConflict (the credential was re-sealed meanwhile).
+// differs is ErrDataKeyChanged (the credential was re-sealed meanwhile).
 func (v *Vault) dek(ctx context.Context, orgID string, want int64) (dekEntry, error) {
 	now := v.cfg.Now()
 	v.dekMu.Lock()
@@ -183,7 +183,7 @@ func (v *Vault) dek(ctx context.Context, orgID string, want int64) (dekEntry, er
 		return dekEntry{}, fmt.Errorf("tenancy: data key of org %s: %w", orgID, err)
 	}
 	if want != 0 && dk.Version != want {
-		return dekEntry{}, fmt.Errorf("tenancy: data key version moved: %w", ErrConflict)
+		return dekEntry{}, fmt.Errorf("tenancy: data key version %d, want %d: %w", dk.Version, want, ErrDataKeyChanged)
 	}
 	h, err := v.unwrap(ctx, dk)
 	if err != nil {
@@ -262,7 +262,7 @@ func (v *Vault) Seal(ctx context.Context, orgID, credID, provider string, plaint
 
 // Open decrypts a stored credential. A ciphertext moved to another org,
 // credential or provider fails with ErrVault; one sealed under a DEK version
-// that is no longer current is ErrConflict (re-read the row and retry).
+// that is no longer current is ErrDataKeyChanged (re-read the row and retry).
 func (v *Vault) Open(ctx context.Context, c *Credential) ([]byte, error) {
 	e, err := v.dek(ctx, c.OrgID, max(c.DEKVersion, 1))
 	if err != nil {

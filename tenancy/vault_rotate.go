@@ -162,7 +162,7 @@ func (v *Vault) rewrapOne(ctx context.Context, dk *DataKey) (bool, error) {
 func (v *Vault) ReencryptOrg(ctx context.Context, orgID string) (int, error) {
 	for attempt := 0; attempt < 5; attempt++ {
 		n, err := v.reencryptOnce(ctx, orgID)
-		if !errors.Is(err, ErrConflict) {
+		if !errors.Is(err, ErrConflict) && !errors.Is(err, ErrDataKeyChanged) {
 			return n, err
 		}
 	}
@@ -190,7 +190,7 @@ func (v *Vault) reencryptOnce(ctx context.Context, orgID string) (int, error) {
 	for i := range creds {
 		c := &creds[i]
 		if c.DEKVersion != old.version {
-			return 0, fmt.Errorf("tenancy: credential sealed under another data key: %w", ErrConflict)
+			return 0, fmt.Errorf("tenancy: credential sealed under another data key: %w", ErrDataKeyChanged)
 		}
 		pt, err := old.aead.Decrypt(c.Ciphertext, credentialAD(c.OrgID, c.ID, c.Provider))
 		if err != nil {
