@@ -17,6 +17,7 @@ type Store struct {
 	requests []analytics.Request
 	seen     map[string]bool // "a:"/"r:" + EventID
 	calls    int
+	dups     int
 
 	fail    error
 	failN   int           // fail this many more calls with failErr; -1 = every call
@@ -77,6 +78,14 @@ func (s *Store) Calls() int {
 	return s.calls
 }
 
+// Duplicates returns how many rows arrived whose EventID was already stored
+// (and were ignored).
+func (s *Store) Duplicates() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.dups
+}
+
 // Attempts returns a copy of the stored attempts in insertion order.
 func (s *Store) Attempts() []analytics.Attempt {
 	s.mu.Lock()
@@ -100,6 +109,7 @@ func (s *Store) InsertAttempts(ctx context.Context, rows []analytics.Attempt) er
 	defer s.mu.Unlock()
 	for _, a := range rows {
 		if s.seen["a:"+a.EventID] {
+			s.dups++
 			continue
 		}
 		s.seen["a:"+a.EventID] = true
@@ -118,6 +128,7 @@ func (s *Store) InsertRequests(ctx context.Context, rows []analytics.Request) er
 	defer s.mu.Unlock()
 	for _, r := range rows {
 		if s.seen["r:"+r.EventID] {
+			s.dups++
 			continue
 		}
 		s.seen["r:"+r.EventID] = true

@@ -1,0 +1,370 @@
+package analytics_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/heddle-gw/heddle/analytics"
+	"github.com/heddle-gw/heddle/analytics/analyticstest"
+)
+
+var errDown = errors.New("store down")
+
+// fastConfig keeps timings short so tests run in milliseconds.
+func fastConfig(dir string) analytics.WriterConfig {
+	return analytics.WriterConfig{
+		QueueSize: 10000, BatchSize: 50, FlushInterval: 5 * time.Millisecond, Pending: 2,
+		InsertTimeout: 200 * time.Millisecond, MaxRetries: 2,
+		RetryBase: 2 * time.Millisecond, RetryMax: 20 * time.Millisecond, SpillDir: dir,
+	}
+}
+
+// feed records n attempts and n requests interleaved, with ids numbered from
+// start, and returns the ids in record order.
+func feed(w *analytics.Writer, start, n int) (attempts, requests []string) {
+	t0 := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	for i := start; i < start+n; i++ {
+		a := analytics.Attempt{EventID: fmt.Sprintf("a%06d", i), OrgID: "org", RequestID: fmt.Sprintf("req%06d", i),
+			Time: t0.Add(time.Duration(i) * time.Millisecond), Outcome: "served", CostMicros: int64(i)}
+		r := analytics.Request{EventID: fmt.Sprintf("r%06d", i), OrgID: "org", RequestID: a.RequestID,
+			Time: a.Time, Status: 200, CostMicros: int64(i)}
+		w.RecordAttempt(a)
+		w.RecordRequest(r)
+		attempts, requests = append(attempts, a.EventID), append(requests, r.EventID)
+	}
+	return attempts, requests
+}
+
+func attemptIDs(s *analyticstest.Store) []string {
+	var ids []string
+	for _, a := range s.Attempts() {
+		ids = append(ids, a.EventID)
+	}
+	return ids
+}
+
+func requestIDs(s *analyticstest.Store) []string {
+	var ids []string
+	for _, r := range s.Requests() {
+		ids = append(ids, r.EventID)
+	}
+	return ids
+}
+
+// waitFor polls cond; it fails the test if cond stays false for 10 s (a
+// hang, not a performance bound).
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+func start(t *testing.T, store analytics.Store, cfg analytics.WriterConfig) *analytics.Writer {
+	t.Helper()
+	w := analytics.NewWriter(store, cfg, nil)
+	if err := w.Start(context.Background()); err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	return w
+}
+
+func closeWriter(t *testing.T, w *analytics.Writer, d time.Duration) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	if err := w.Close(ctx); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+}
+
+func segments(t *testing.T, dir string) []string {
+	t.Helper()
+	m, err := filepath.Glob(filepath.Join(dir, "*.seg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// assertDelivered checks the store holds exactly the ids, in order.
+func assertDelivered(t *testing.T, s *analyticstest.Store, attempts, requests []string) {
+	t.Helper()
+	if got := attemptIDs(s); !slices.Equal(got, attempts) {
+		t.Fatalf("attempts: got %d rows (first %v), want %d in order", len(got), head(got), len(attempts))
+	}
+	if got := requestIDs(s); !slices.Equal(got, requests) {
+		t.Fatalf("requests: got %d rows (first %v), want %d in order", len(got), head(got), len(requests))
+	}
+}
+
+func head(s []string) []string { return s[:min(len(s), 5)] }
+
+func TestWriterHealthyStoreDeliversEverythingInOrder(t *testing.T) {
+	store := analyticstest.NewStore()
+	dir := t.TempDir()
+	w := start(t, store, fastConfig(dir))
+	a, r := feed(w, 0, 1234)
+	closeWriter(t, w, 5*time.Second)
+
+	assertDelivered(t, store, a, r)
+	if d := store.Duplicates(); d != 0 {
+		t.Errorf("duplicates sent: %d", d)
+	}
+	want := analytics.Stats{Inserted: 2468}
+	if got := w.Stats(); got != want {
+		t.Errorf("stats: got %+v, want %+v", got, want)
+	}
+	if segs := segments(t, dir); len(segs) != 0 {
+		t.Errorf("segments left: %v", segs)
+	}
+}
+
+func TestWriterFailingStoreSpillsThenReplaysInOrder(t *testing.T) {
+	store := analyticstest.NewStore()
+	store.FailWith(errDown)
+	dir := t.TempDir()
+	w := start(t, store, fastConfig(dir))
+
+	a1, r1 := feed(w, 0, 300)
+	waitFor(t, "rows spilled", func() bool {
+		s := w.Stats()
+		return s.Segments > 0 && s.Queued == 0 && s.SpilledBytes > 0
+	})
+	a2, r2 := feed(w, 300, 300)
+	waitFor(t, "second round spilled", func() bool { return w.Stats().Queued == 0 })
+	if s := w.Stats(); s.Failures == 0 || s.Inserted != 0 || s.Dropped != 0 {
+		t.Fatalf("while down: %+v", s)
+	}
+	if n := len(store.Attempts()) + len(store.Requests()); n != 0 {
+		t.Fatalf("store holds %d rows while failing", n)
+	}
+
+	store.FailWith(nil)
+	waitFor(t, "replay", func() bool { return w.Stats().Segments == 0 })
+	a3, r3 := feed(w, 600, 100)
+	closeWriter(t, w, 5*time.Second)
+
+	assertDelivered(t, store, slices.Concat(a1, a2, a3), slices.Concat(r1, r2, r3))
+	if d := store.Duplicates(); d != 0 {
+		t.Errorf("duplicates sent: %d", d)
+	}
+	st := w.Stats()
+	if st.Inserted != 1400 || st.Dropped != 0 || st.Segments != 0 || st.SpilledBytes != 0 || st.Corrupt != 0 {
+		t.Errorf("stats after replay: %+v", st)
+	}
+	if segs := segments(t, dir); len(segs) != 0 {
+		t.Errorf("segments left: %v", segs)
+	}
+}
+
+func TestWriterBlockedStoreNeverBlocksRecord(t *testing.T) {
+	store := analyticstest.NewStore()
+	store.Block()
+	dir := t.TempDir()
+	cfg := fastConfig(dir)
+	cfg.InsertTimeout = time.Hour // the insert hangs until Unblock
+	w := start(t, store, cfg)
+
+	done := make(chan struct{})
+	var a, r []string
+	go func() {
+		defer close(done)
+		a, r = feed(w, 0, 2000)
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Record* blocked behind a blocked store")
+	}
+	waitFor(t, "rows spilled", func() bool { return w.Stats().Queued <= 100 && w.Stats().Segments > 0 })
+	if s := w.Stats(); s.Dropped != 0 || s.Inserted != 0 {
+		t.Fatalf("while blocked: %+v", s)
+	}
+	store.Unblock()
+	closeWriter(t, w, 10*time.Second)
+	assertDelivered(t, store, a, r)
+	if s := w.Stats(); s.Inserted != 4000 || s.Dropped != 0 || s.Segments != 0 {
+		t.Errorf("stats: %+v", s)
+	}
+}
+
+func TestWriterWithoutSpillDropsAndCountsWhenFull(t *testing.T) {
+	store := analyticstest.NewStore()
+	store.Block()
+	cfg := fastConfig("")
+	cfg.QueueSize, cfg.Pending, cfg.InsertTimeout = 100, 1, time.Hour
+	w := start(t, store, cfg)
+
+	done := make(chan struct{})
+	go func() { defer close(done); feed(w, 0, 5000) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Record* blocked")
+	}
+	waitFor(t, "queue drained into drops", func() bool { return w.Stats().Queued <= 150 })
+	store.Unblock()
+	closeWriter(t, w, 10*time.Second)
+
+	s := w.Stats()
+	stored := int64(len(store.Attempts()) + len(store.Requests()))
+	if s.Dropped == 0 || s.Dropped+stored != 10000 || s.Inserted != stored || s.Segments != 0 {
+		t.Errorf("dropped %d + stored %d != 10000 (stats %+v)", s.Dropped, stored, s)
+	}
+}
+
+func TestWriterRestartReplaysPreviousSpill(t *testing.T) {
+	dir := t.TempDir()
+	down := analyticstest.NewStore()
+	down.FailWith(errDown)
+	w1 := start(t, down, fastConfig(dir))
+	a1, r1 := feed(w1, 0, 500)
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	err := w1.Close(ctx)
+	cancel()
+	if err != nil {
+		t.Fatalf("Close of the failing writer lost rows: %v", err)
+	}
+	if len(segments(t, dir)) == 0 || w1.Stats().SpilledBytes == 0 {
+		t.Fatalf("no spill left by the first process: %+v", w1.Stats())
+	}
+
+	up := analyticstest.NewStore()
+	w2 := start(t, up, fastConfig(dir))
+	a2, r2 := feed(w2, 500, 200)
+	closeWriter(t, w2, 5*time.Second)
+
+	assertDelivered(t, up, slices.Concat(a1, a2), slices.Concat(r1, r2))
+	if s := w2.Stats(); s.Segments != 0 || s.SpilledBytes != 0 || s.Dropped != 0 || s.Corrupt != 0 {
+		t.Errorf("second writer stats: %+v", s)
+	}
+	if segs := segments(t, dir); len(segs) != 0 {
+		t.Errorf("segments left: %v", segs)
+	}
+}
+
+func TestWriterSkipsTornTail(t *testing.T) {
+	dir := t.TempDir()
+	down := analyticstest.NewStore()
+	down.FailWith(errDown)
+	w1 := start(t, down, fastConfig(dir))
+	a1, r1 := feed(w1, 0, 100)
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	_ = w1.Close(ctx)
+	cancel()
+	segs := segments(t, dir)
+	if len(segs) == 0 {
+		t.Fatal("no segment")
+	}
+	// A crash mid-append leaves a frame header promising more bytes than
+	// follow.
+	f, err := os.OpenFile(segs[len(segs)-1], os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Write([]byte{0, 0, 1, 0, 9, 9, 9, 9, '{', '"'}); err != nil {
+		t.Fatal(err)
+	}
+	_ = f.Close()
+
+	up := analyticstest.NewStore()
+	w2 := start(t, up, fastConfig(dir))
+	closeWriter(t, w2, 5*time.Second)
+	assertDelivered(t, up, a1, r1)
+	if s := w2.Stats(); s.Corrupt != 1 || s.Segments != 0 {
+		t.Errorf("stats: %+v", s)
+	}
+}
+
+func TestWriterStartCancelSpillsQueue(t *testing.T) {
+	dir := t.TempDir()
+	store := analyticstest.NewStore()
+	store.Block()
+	ctx, cancel := context.WithCancel(context.Background())
+	cfg := fastConfig(dir)
+	cfg.InsertTimeout = time.Hour
+	w := analytics.NewWriter(store, cfg, nil)
+	if err := w.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	a, r := feed(w, 0, 200)
+	cancel()
+	closeWriter(t, w, 5*time.Second)
+	w.RecordAttempt(analytics.Attempt{EventID: "late"})
+	if s := w.Stats(); s.Dropped != 1 || s.Inserted != 0 || s.Segments == 0 {
+		t.Fatalf("stats after cancel: %+v", s)
+	}
+	store.Unblock()
+
+	up := analyticstest.NewStore()
+	w2 := start(t, up, fastConfig(dir))
+	closeWriter(t, w2, 5*time.Second)
+	assertDelivered(t, up, a, r)
+}
+
+func TestWriterSpillFullDropsAndCounts(t *testing.T) {
+	store := analyticstest.NewStore()
+	store.FailWith(errDown)
+	cfg := fastConfig(t.TempDir())
+	cfg.MaxSpillBytes = 4096
+	w := start(t, store, cfg)
+	feed(w, 0, 500)
+	waitFor(t, "drops", func() bool { s := w.Stats(); return s.Dropped > 0 && s.Queued <= 100 })
+	s := w.Stats()
+	if s.SpilledBytes > 4096 {
+		t.Errorf("spill grew past its bound: %+v", s)
+	}
+	store.FailWith(nil)
+	closeWriter(t, w, 5*time.Second)
+	s = w.Stats()
+	stored := int64(len(store.Attempts()) + len(store.Requests()))
+	if s.Dropped+stored != 1000 {
+		t.Errorf("dropped %d + stored %d != 1000", s.Dropped, stored)
+	}
+}
+
+func TestWriterLifecycleErrors(t *testing.T) {
+	store := analyticstest.NewStore()
+	w := start(t, store, fastConfig(t.TempDir()))
+	if err := w.Start(context.Background()); !errors.Is(err, analytics.ErrWriterStarted) {
+		t.Errorf("second Start: got %v, want ErrWriterStarted", err)
+	}
+	closeWriter(t, w, time.Second)
+
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	bad := analytics.NewWriter(store, fastConfig(filepath.Join(file, "spill")), nil)
+	if err := bad.Start(context.Background()); !errors.Is(err, analytics.ErrSpill) {
+		t.Errorf("Start over an unusable dir: got %v, want ErrSpill", err)
+	}
+
+	idle := analytics.NewWriter(store, fastConfig(""), nil)
+	idle.RecordRequest(analytics.Request{EventID: "x"})
+	if err := idle.Close(context.Background()); err == nil {
+		t.Error("Close before Start with queued rows: want an error")
+	}
+	if s := idle.Stats(); s.Dropped != 1 {
+		t.Errorf("dropped: got %d, want 1", s.Dropped)
+	}
+
+	cfg := analytics.WriterConfig{QueueSize: -1, RetryMax: -time.Second}
+	if err := cfg.Validate(); err == nil {
+		t.Error("Validate accepted negative settings")
+	}
+	if err := (analytics.WriterConfig{}).Validate(); err != nil {
+		t.Errorf("Validate of zero config: %v", err)
+	}
+}
