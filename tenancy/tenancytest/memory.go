@@ -1,0 +1,682 @@
+package tenancytest
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/heddle-gw/heddle/tenancy"
+)
+
+// Memory is an in-memory tenancy.Store with the same contract as the SQL
+// store (uniqueness, compare-and-swap, last-owner rule, org scoping). It
+// copies values in and out, so callers cannot alias its state.
+type Memory struct {
+	mu          sync.Mutex
+	users       map[string]tenancy.User
+	orgs        map[string]tenancy.Org
+	members     map[[2]string]tenancy.Membership // org id, user id
+	invitations map[string]tenancy.Invitation
+	sessions    map[string]tenancy.Session
+	keys        map[string]tenancy.Key
+	creds       map[string]tenancy.Credential
+	dataKeys    map[string]tenancy.DataKey
+	// failTouch, when set, is returned by TouchKeys.
+	failTouch error
+}
+
+var _ tenancy.Store = (*Memory)(nil)
+
+// NewMemory returns an empty Memory store.
+func NewMemory() *Memory {
+	return &Memory{
+		users: map[string]tenancy.User{}, orgs: map[string]tenancy.Org{},
+		members: map[[2]string]tenancy.Membership{}, invitations: map[string]tenancy.Invitation{},
+		sessions: map[string]tenancy.Session{}, keys: map[string]tenancy.Key{},
+		creds: map[string]tenancy.Credential{}, dataKeys: map[string]tenancy.DataKey{},
+	}
+}
+
+// FailTouch makes TouchKeys return err (nil restores it).
+func (m *Memory) FailTouch(err error) {
+	m.mu.Lock()
+	m.failTouch = err
+	m.mu.Unlock()
+}
+
+func notFound(what string) error { return fmt.Errorf("tenancytest: %s: %w", what, tenancy.ErrNotFound) }
+
+// CreateAccount implements tenancy.AccountStore.
+func (m *Memory) CreateAccount(_ context.Context, u *tenancy.User, o *tenancy.Org, ms *tenancy.Membership) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err := m.checkUserLocked(u); err != nil {
+		return err
+	}
+	if err := m.checkOrgLocked(o); err != nil {
+		return err
+	}
+	m.users[u.ID] = *u
+	m.orgs[o.ID] = *o
+	m.members[[2]string{ms.OrgID, ms.UserID}] = *ms
+	return nil
+}
+
+func (m *Memory) checkUserLocked(u *tenancy.User) error {
+	if _, ok := m.users[u.ID]; ok {
+		return tenancy.ErrConflict
+	}
+	for _, x := range m.users {
+		if x.Email == u.Email {
+			return tenancy.ErrEmailTaken
+		}
+	}
+	return nil
+}
+
+func (m *Memory) checkOrgLocked(o *tenancy.Org) error {
+	if _, ok := m.orgs[o.ID]; ok {
+		return tenancy.ErrConflict
+	}
+	for _, x := range m.orgs {
+		if x.Slug == o.Slug {
+			return tenancy.ErrConflict
+		}
+	}
+	return nil
+}
+
+// CreateOrg implements tenancy.AccountStore.
+func (m *Memory) CreateOrg(_ context.Context, o *tenancy.Org, owner *tenancy.Membership) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.users[owner.UserID]; !ok {
+		return notFound("user")
+	}
+	if err := m.checkOrgLocked(o); err != nil {
+		return err
+	}
+	m.orgs[o.ID] = *o
+	m.members[[2]string{owner.OrgID, owner.UserID}] = *owner
+	return nil
+}
+
+// UserByID implements tenancy.AccountStore.
+func (m *Memory) UserByID(_ context.Context, id string) (*tenancy.User, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	u, ok := m.users[id]
+	if !ok {
+		return nil, notFound("user")
+	}
+	return &u, nil
+}
+
+// UserByEmail implements tenancy.AccountStore.
+func (m *Memory) UserByEmail(_ context.Context, email string) (*tenancy.User, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, u := range m.users {
+		if u.Email == email {
+			return &u, nil
+		}
+	}
+	return nil, notFound("user")
+}
+
+// OrgByID implements tenancy.AccountStore.
+func (m *Memory) OrgByID(_ context.Context, id string) (*tenancy.Org, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	o, ok := m.orgs[id]
+	if !ok {
+		return nil, notFound("org")
+	}
+	return &o, nil
+}
+
+// OrgBySlug implements tenancy.AccountStore.
+func (m *Memory) OrgBySlug(_ context.Context, slug string) (*tenancy.Org, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, o := range m.orgs {
+		if o.Slug == slug {
+			return &o, nil
+		}
+	}
+	return nil, notFound("org")
+}
+
+// Membership implements tenancy.MembershipStore.
+func (m *Memory) Membership(_ context.Context, orgID, userID string) (*tenancy.Membership, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	ms, ok := m.members[[2]string{orgID, userID}]
+	if !ok {
+		return nil, notFound("membership")
+	}
+	return &ms, nil
+}
+
+// UserOrgs implements tenancy.MembershipStore.
+func (m *Memory) UserOrgs(_ context.Context, userID string) ([]tenancy.OrgMembership, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var ms []tenancy.Membership
+	for _, x := range m.members {
+		if x.UserID == userID {
+			ms = append(ms, x)
+		}
+	}
+	sort.Slice(ms, func(i, j int) bool { return older(ms[i].CreatedAt, ms[j].CreatedAt, ms[i].OrgID, ms[j].OrgID) })
+	out := make([]tenancy.OrgMembership, 0, len(ms))
+	for _, x := range ms {
+		out = append(out, tenancy.OrgMembership{Org: m.orgs[x.OrgID], Role: x.Role})
+	}
+	return out, nil
+}
+
+// OrgMembers implements tenancy.MembershipStore.
+func (m *Memory) OrgMembers(_ context.Context, orgID string) ([]tenancy.Member, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []tenancy.Member
+	for _, x := range m.members {
+		if x.OrgID == orgID {
+			out = append(out, tenancy.Member{Membership: x, Email: m.users[x.UserID].Email})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		return older(out[i].CreatedAt, out[j].CreatedAt, out[i].UserID, out[j].UserID)
+	})
+	return out, nil
+}
+
+func older(a, b time.Time, ida, idb string) bool {
+	if !a.Equal(b) {
+		return a.Before(b)
+	}
+	return ida < idb
+}
+
+func (m *Memory) ownersLocked(orgID string) int {
+	n := 0
+	for _, x := range m.members {
+		if x.OrgID == orgID && x.Role == tenancy.RoleOwner {
+			n++
+		}
+	}
+	return n
+}
+
+// SetRole implements tenancy.MembershipStore.
+func (m *Memory) SetRole(_ context.Context, orgID, userID string, role tenancy.Role) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	k := [2]string{orgID, userID}
+	ms, ok := m.members[k]
+	if !ok {
+		return notFound("membership")
+	}
+	if ms.Role == tenancy.RoleOwner && role != tenancy.RoleOwner && m.ownersLocked(orgID) == 1 {
+		return tenancy.ErrLastOwner
+	}
+	ms.Role = role
+	m.members[k] = ms
+	return nil
+}
+
+// DeleteMembership implements tenancy.MembershipStore.
+func (m *Memory) DeleteMembership(_ context.Context, orgID, userID string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	k := [2]string{orgID, userID}
+	ms, ok := m.members[k]
+	if !ok {
+		return notFound("membership")
+	}
+	if ms.Role == tenancy.RoleOwner && m.ownersLocked(orgID) == 1 {
+		return tenancy.ErrLastOwner
+	}
+	delete(m.members, k)
+	return nil
+}
+
+// CreateInvitation implements tenancy.InvitationStore.
+func (m *Memory) CreateInvitation(_ context.Context, inv *tenancy.Invitation) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.orgs[inv.OrgID]; !ok {
+		return notFound("org")
+	}
+	for _, x := range m.invitations {
+		if x.ID == inv.ID || x.TokenHash == inv.TokenHash {
+			return tenancy.ErrConflict
+		}
+	}
+	m.invitations[inv.ID] = *inv
+	return nil
+}
+
+// InvitationByTokenHash implements tenancy.InvitationStore.
+func (m *Memory) InvitationByTokenHash(_ context.Context, hash string) (*tenancy.Invitation, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, x := range m.invitations {
+		if x.TokenHash == hash {
+			return &x, nil
+		}
+	}
+	return nil, notFound("invitation")
+}
+
+// OrgInvitations implements tenancy.InvitationStore.
+func (m *Memory) OrgInvitations(_ context.Context, orgID string) ([]tenancy.Invitation, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []tenancy.Invitation
+	for _, x := range m.invitations {
+		if x.OrgID == orgID && x.AcceptedAt == nil {
+			out = append(out, x)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return older(out[i].CreatedAt, out[j].CreatedAt, out[i].ID, out[j].ID) })
+	return out, nil
+}
+
+// AcceptInvitation implements tenancy.InvitationStore.
+func (m *Memory) AcceptInvitation(_ context.Context, invID string, newUser *tenancy.User, ms *tenancy.Membership, at time.Time) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	inv, ok := m.invitations[invID]
+	if !ok || inv.AcceptedAt != nil {
+		return tenancy.ErrInvitationInvalid
+	}
+	if newUser != nil {
+		if err := m.checkUserLocked(newUser); err != nil {
+			return err
+		}
+	} else if _, ok := m.users[ms.UserID]; !ok {
+		return notFound("user")
+	}
+	if newUser != nil {
+		m.users[newUser.ID] = *newUser
+	}
+	k := [2]string{ms.OrgID, ms.UserID}
+	if cur, ok := m.members[k]; ok {
+		if cur.Role == tenancy.RoleOwner && ms.Role != tenancy.RoleOwner && m.ownersLocked(ms.OrgID) == 1 {
+			return tenancy.ErrLastOwner
+		}
+		cur.Role = ms.Role
+		m.members[k] = cur
+	} else {
+		m.members[k] = *ms
+	}
+	inv.AcceptedAt = &at
+	m.invitations[invID] = inv
+	return nil
+}
+
+// CreateSession implements tenancy.SessionStore.
+func (m *Memory) CreateSession(_ context.Context, s *tenancy.Session) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.sessions[s.ID]; ok {
+		return tenancy.ErrConflict
+	}
+	m.sessions[s.ID] = *s
+	return nil
+}
+
+// SessionByID implements tenancy.SessionStore.
+func (m *Memory) SessionByID(_ context.Context, id string) (*tenancy.Session, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s, ok := m.sessions[id]
+	if !ok {
+		return nil, notFound("session")
+	}
+	return &s, nil
+}
+
+// RotateRefresh implements tenancy.SessionStore.
+func (m *Memory) RotateRefresh(_ context.Context, id, oldHash, newHash string, at time.Time) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s, ok := m.sessions[id]
+	if !ok {
+		return notFound("session")
+	}
+	if s.RefreshHash != oldHash {
+		return tenancy.ErrConflict
+	}
+	s.RefreshHash, s.RefreshedAt = newHash, at
+	m.sessions[id] = s
+	return nil
+}
+
+// SetSessionOrg implements tenancy.SessionStore.
+func (m *Memory) SetSessionOrg(_ context.Context, id, orgID string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s, ok := m.sessions[id]
+	if !ok {
+		return notFound("session")
+	}
+	s.OrgID = orgID
+	m.sessions[id] = s
+	return nil
+}
+
+// RevokeSession implements tenancy.SessionStore.
+func (m *Memory) RevokeSession(_ context.Context, id string, at time.Time) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s, ok := m.sessions[id]
+	if !ok {
+		return notFound("session")
+	}
+	if s.RevokedAt == nil {
+		s.RevokedAt = &at
+		m.sessions[id] = s
+	}
+	return nil
+}
+
+func cloneKey(k tenancy.Key) *tenancy.Key {
+	k.Scopes = slices.Clone(k.Scopes)
+	return &k
+}
+
+// CreateKey implements tenancy.KeyStore.
+func (m *Memory) CreateKey(_ context.Context, k *tenancy.Key) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.orgs[k.OrgID]; !ok {
+		return notFound("org")
+	}
+	for _, x := range m.keys {
+		if x.ID == k.ID || x.Hash == k.Hash {
+			return tenancy.ErrConflict
+		}
+	}
+	m.keys[k.ID] = *cloneKey(*k)
+	return nil
+}
+
+// KeyByHash implements tenancy.KeyLookup.
+func (m *Memory) KeyByHash(_ context.Context, hash string) (*tenancy.Key, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, k := range m.keys {
+		if k.Hash == hash {
+			return cloneKey(k), nil
+		}
+	}
+	return nil, notFound("key")
+}
+
+// TouchKeys implements tenancy.KeyLookup.
+func (m *Memory) TouchKeys(_ context.Context, used map[string]time.Time) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.failTouch != nil {
+		return m.failTouch
+	}
+	for id, t := range used {
+		if k, ok := m.keys[id]; ok {
+			if k.LastUsedAt == nil || t.After(*k.LastUsedAt) {
+				t := t
+				k.LastUsedAt = &t
+				m.keys[id] = k
+			}
+		}
+	}
+	return nil
+}
+
+// OrgKeys implements tenancy.KeyStore.
+func (m *Memory) OrgKeys(_ context.Context, orgID string) ([]tenancy.Key, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []tenancy.Key
+	for _, k := range m.keys {
+		if k.OrgID == orgID {
+			out = append(out, *cloneKey(k))
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return older(out[j].CreatedAt, out[i].CreatedAt, out[j].ID, out[i].ID) })
+	return out, nil
+}
+
+// OrgKey implements tenancy.KeyStore.
+func (m *Memory) OrgKey(_ context.Context, orgID, id string) (*tenancy.Key, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	k, ok := m.keys[id]
+	if !ok || k.OrgID != orgID {
+		return nil, notFound("key")
+	}
+	return cloneKey(k), nil
+}
+
+// UpdateKey implements tenancy.KeyStore.
+func (m *Memory) UpdateKey(_ context.Context, k *tenancy.Key) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	cur, ok := m.keys[k.ID]
+	if !ok || cur.OrgID != k.OrgID {
+		return notFound("key")
+	}
+	cur.Name, cur.Scopes, cur.Policy, cur.Alpha = k.Name, slices.Clone(k.Scopes), k.Policy, k.Alpha
+	cur.Limits, cur.ExpiresAt = k.Limits, k.ExpiresAt
+	m.keys[k.ID] = cur
+	return nil
+}
+
+// RevokeKey implements tenancy.KeyStore.
+func (m *Memory) RevokeKey(_ context.Context, orgID, id string, at time.Time) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	k, ok := m.keys[id]
+	if !ok || k.OrgID != orgID {
+		return notFound("key")
+	}
+	if k.RevokedAt == nil {
+		k.RevokedAt = &at
+		m.keys[id] = k
+	}
+	return nil
+}
+
+func cloneCred(c tenancy.Credential) *tenancy.Credential {
+	c.Ciphertext = bytes.Clone(c.Ciphertext)
+	return &c
+}
+
+func (m *Memory) checkDEKLocked(orgID string, version int64) error {
+	dk, ok := m.dataKeys[orgID]
+	if !ok || dk.Version != version {
+		return tenancy.ErrDataKeyChanged
+	}
+	return nil
+}
+
+// CreateCredential implements tenancy.CredentialStore.
+func (m *Memory) CreateCredential(_ context.Context, c *tenancy.Credential) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err := m.checkDEKLocked(c.OrgID, c.DEKVersion); err != nil {
+		return err
+	}
+	for _, x := range m.creds {
+		if x.ID == c.ID || (x.OrgID == c.OrgID && x.Provider == c.Provider) {
+			return tenancy.ErrConflict
+		}
+	}
+	m.creds[c.ID] = *cloneCred(*c)
+	return nil
+}
+
+// OrgCredentials implements tenancy.CredentialStore.
+func (m *Memory) OrgCredentials(_ context.Context, orgID string) ([]tenancy.Credential, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []tenancy.Credential
+	for _, c := range m.creds {
+		if c.OrgID == orgID {
+			out = append(out, *cloneCred(c))
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return older(out[i].CreatedAt, out[j].CreatedAt, out[i].ID, out[j].ID) })
+	return out, nil
+}
+
+// OrgCredential implements tenancy.CredentialStore.
+func (m *Memory) OrgCredential(_ context.Context, orgID, id string) (*tenancy.Credential, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	c, ok := m.creds[id]
+	if !ok || c.OrgID != orgID {
+		return nil, notFound("credential")
+	}
+	return cloneCred(c), nil
+}
+
+// CredentialByProvider implements tenancy.CredentialStore.
+func (m *Memory) CredentialByProvider(_ context.Context, orgID, provider string) (*tenancy.Credential, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, c := range m.creds {
+		if c.OrgID == orgID && c.Provider == provider {
+			return cloneCred(c), nil
+		}
+	}
+	return nil, notFound("credential")
+}
+
+// UpdateCredentialSecret implements tenancy.CredentialStore.
+func (m *Memory) UpdateCredentialSecret(_ context.Context, c *tenancy.Credential) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	cur, ok := m.creds[c.ID]
+	if !ok || cur.OrgID != c.OrgID {
+		return notFound("credential")
+	}
+	if err := m.checkDEKLocked(c.OrgID, c.DEKVersion); err != nil {
+		return err
+	}
+	cur.Ciphertext, cur.LastFour, cur.DEKVersion, cur.RotatedAt = bytes.Clone(c.Ciphertext), c.LastFour, c.DEKVersion, c.RotatedAt
+	m.creds[c.ID] = cur
+	return nil
+}
+
+// DeleteCredential implements tenancy.CredentialStore.
+func (m *Memory) DeleteCredential(_ context.Context, orgID, id string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	c, ok := m.creds[id]
+	if !ok || c.OrgID != orgID {
+		return notFound("credential")
+	}
+	delete(m.creds, id)
+	return nil
+}
+
+// DataKey implements tenancy.DataKeyStore.
+func (m *Memory) DataKey(_ context.Context, orgID string) (*tenancy.DataKey, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	dk, ok := m.dataKeys[orgID]
+	if !ok {
+		return nil, notFound("data key")
+	}
+	dk.Wrapped = bytes.Clone(dk.Wrapped)
+	return &dk, nil
+}
+
+// CreateDataKey implements tenancy.DataKeyStore.
+func (m *Memory) CreateDataKey(_ context.Context, dk *tenancy.DataKey) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.orgs[dk.OrgID]; !ok {
+		return notFound("org")
+	}
+	if _, ok := m.dataKeys[dk.OrgID]; ok {
+		return tenancy.ErrConflict
+	}
+	c := *dk
+	c.Wrapped = bytes.Clone(dk.Wrapped)
+	m.dataKeys[dk.OrgID] = c
+	return nil
+}
+
+// DataKeysAfter implements tenancy.DataKeyStore.
+func (m *Memory) DataKeysAfter(_ context.Context, after string, limit int) ([]tenancy.DataKey, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []tenancy.DataKey
+	for id, dk := range m.dataKeys {
+		if id > after {
+			dk.Wrapped = bytes.Clone(dk.Wrapped)
+			out = append(out, dk)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return strings.Compare(out[i].OrgID, out[j].OrgID) < 0 })
+	if len(out) > limit {
+		out = out[:limit]
+	}
+	return out, nil
+}
+
+// RewrapDataKey implements tenancy.DataKeyStore.
+func (m *Memory) RewrapDataKey(_ context.Context, orgID string, version int64, oldWrapped, newWrapped []byte, at time.Time) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	dk, ok := m.dataKeys[orgID]
+	if !ok || dk.Version != version || !bytes.Equal(dk.Wrapped, oldWrapped) {
+		return tenancy.ErrConflict
+	}
+	dk.Wrapped, dk.UpdatedAt = bytes.Clone(newWrapped), at
+	m.dataKeys[orgID] = dk
+	return nil
+}
+
+// ReplaceDataKey implements tenancy.DataKeyStore.
+func (m *Memory) ReplaceDataKey(_ context.Context, dk *tenancy.DataKey, oldVersion int64, creds []tenancy.Credential) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	cur, ok := m.dataKeys[dk.OrgID]
+	if !ok || cur.Version != oldVersion || dk.Version != oldVersion+1 {
+		return tenancy.ErrConflict
+	}
+	n := 0
+	for _, c := range m.creds {
+		if c.OrgID == dk.OrgID {
+			n++
+		}
+	}
+	if n != len(creds) {
+		return tenancy.ErrConflict
+	}
+	for _, c := range creds {
+		x, ok := m.creds[c.ID]
+		if !ok || x.OrgID != dk.OrgID || x.DEKVersion != oldVersion || c.DEKVersion != dk.Version {
+			return tenancy.ErrConflict
+		}
+	}
+	for _, c := range creds {
+		x := m.creds[c.ID]
+		x.Ciphertext, x.DEKVersion = bytes.Clone(c.Ciphertext), c.DEKVersion
+		m.creds[c.ID] = x
+	}
+	nd := *dk
+	nd.Wrapped = bytes.Clone(dk.Wrapped)
+	m.dataKeys[dk.OrgID] = nd
+	return nil
+}
