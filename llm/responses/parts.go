@@ -19,9 +19,10 @@ func decodePart(raw json.RawMessage, path string) (llm.Part, bool, error) {
 	}
 	switch p.Type {
 	case "input_text", "output_text", "text":
-		return llm.Part{Type: llm.PartText, Text: p.Text}, true, nil
+		// Empty text parts carry nothing, and some upstreams reject them.
+		return llm.Part{Type: llm.PartText, Text: p.Text}, p.Text != "", nil
 	case "refusal":
-		return llm.Part{Type: llm.PartText, Text: p.Refusal}, true, nil
+		return llm.Part{Type: llm.PartText, Text: p.Refusal}, p.Refusal != "", nil
 	case "input_image":
 		return decodeImage(&p, path)
 	case "input_file":
