@@ -8,28 +8,35 @@ import (
 	"github.com/heddle-gw/heddle/dispatch"
 )
 
-// Clock is a fake dispatch.Clock. Now starts at a fixed instant and moves only
-// when something sleeps on it or Advance is called, so backoff is instant and
-// its bounds are exact. Timers (After, AfterFunc) run on the wall clock, so
-// first-byte and idle timeouts still fire against a real upstream.
+// Clock is a fake dispatch.Clock. Sleep returns at once, records its duration
+// and moves the clock forward by it, so backoff costs no time and its bounds
+// are exact. Now is a fixed start plus everything slept or advanced plus the
+// real time elapsed since NewClock, so latencies stay real. Timers (After,
+// AfterFunc) run on the wall clock, so first-byte and idle timeouts still fire
+// against a real upstream.
 type Clock struct {
-	mu     sync.Mutex
-	now    time.Time
-	sleeps []time.Duration
+	mu      sync.Mutex
+	start   time.Time
+	created time.Time
+	skipped time.Duration
+	sleeps  []time.Duration
 }
 
 var _ dispatch.Clock = (*Clock)(nil)
 
 // NewClock returns a fake clock at 2026-01-02T03:04:05Z.
 func NewClock() *Clock {
-	return &Clock{now: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
+	return &Clock{start: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), created: time.Now()}
 }
+
+// Start is the clock's first instant.
+func (c *Clock) Start() time.Time { return c.start }
 
 // Now returns the fake time.
 func (c *Clock) Now() time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.now
+	return c.start.Add(c.skipped + time.Since(c.created))
 }
 
 // Sleep records d and advances the fake time by it at once, unless ctx is done.
@@ -40,7 +47,7 @@ func (c *Clock) Sleep(ctx context.Context, d time.Duration) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.sleeps = append(c.sleeps, d)
-	c.now = c.now.Add(d)
+	c.skipped += d
 	return nil
 }
 
@@ -48,7 +55,7 @@ func (c *Clock) Sleep(ctx context.Context, d time.Duration) error {
 func (c *Clock) Advance(d time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
+	c.skipped += d
 }
 
 // Sleeps returns every duration slept so far, in order.
