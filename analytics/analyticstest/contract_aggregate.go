@@ -1,0 +1,181 @@
+package analyticstest
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"github.com/heddle-gw/heddle/analytics"
+)
+
+func summaryOf(t *testing.T, r analytics.Reader, org string, from, to time.Time) analytics.Summary {
+	t.Helper()
+	sum, err := r.Summary(ctx(t), org, from, to)
+	if err != nil {
+		t.Fatalf("Summary(%s): %v", org, err)
+	}
+	return sum
+}
+
+func sameSummary(got, want analytics.Summary) bool {
+	near := func(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+	rates := near(got.CacheHitRate, want.CacheHitRate) && near(got.ErrorRate, want.ErrorRate)
+	got.CacheHitRate, got.ErrorRate, want.CacheHitRate, want.ErrorRate = 0, 0, 0, 0
+	return rates && got == want
+}
+
+func testSummary(t *testing.T, s analytics.Store, r analytics.Reader) {
+	load(t, s)
+	tests := []struct {
+		name     string
+		org      string
+		from, to time.Time
+		want     analytics.Summary
+	}{
+		{"all time", OrgA, time.Time{}, time.Time{}, analytics.Summary{
+			Requests: 7, Errors: 2, CacheHits: 1, InputTokens: 650, OutputTokens: 270,
+			CostMicros: 10500, BaselineMicros: 19000, SavingsMicros: 8500,
+			CacheHitRate: 1.0 / 7, ErrorRate: 2.0 / 7,
+			LatencyP50: 100, LatencyP95: 900, LatencyP99: 900, TTFBP50: 40, TTFBP95: 120, TTFBP99: 120,
+		}},
+		{"second day, negative savings kept", OrgA, T0.Add(day), T0.Add(2 * day), analytics.Summary{
+			Requests: 2, Errors: 1, InputTokens: 300, OutputTokens: 120,
+			CostMicros: 6000, BaselineMicros: 5000, SavingsMicros: -1000, ErrorRate: 0.5,
+			LatencyP50: 900, LatencyP95: 900, LatencyP99: 900, TTFBP50: 120, TTFBP95: 120, TTFBP99: 120,
+		}},
+		{"first hour, no TTFB", OrgA, T0.Add(time.Hour), T0.Add(2 * time.Hour), analytics.Summary{
+			Requests: 1, InputTokens: 200, OutputTokens: 80, CostMicros: 3000, BaselineMicros: 3000,
+			LatencyP50: 200, LatencyP95: 200, LatencyP99: 200,
+		}},
+		{"empty range", OrgA, T0.Add(-day), T0, analytics.Summary{}},
+		{"other org", OrgB, time.Time{}, time.Time{}, analytics.Summary{
+			Requests: 2, Errors: 1, InputTokens: 7, OutputTokens: 7, CostMicros: 99999, BaselineMicros: 99999,
+			ErrorRate: 0.5, LatencyP50: 7000, LatencyP95: 7000, LatencyP99: 7000,
+			TTFBP50: 2000, TTFBP95: 2000, TTFBP99: 2000,
+		}},
+		{"org without rows", OrgC, time.Time{}, time.Time{}, analytics.Summary{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := summaryOf(t, r, tt.org, tt.from, tt.to); !sameSummary(got, tt.want) {
+				t.Errorf("\n got %+v\nwant %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+// testPercentiles checks the quantile definition on 100 latencies 1..100:
+// index floor(q*n), so p50 = 51, p95 = 96, p99 = 100; the 50 positive TTFBs
+// are 4, 8, ..., 200: p50 = 104, p95 = 192, p99 = 200.
+func testPercentiles(t *testing.T, s analytics.Store, r analytics.Reader) {
+	load(t, s)
+	got := summaryOf(t, r, OrgP, time.Time{}, time.Time{})
+	want := analytics.Summary{
+		Requests: 100, CostMicros: 100, LatencyP50: 51, LatencyP95: 96, LatencyP99: 100,
+		TTFBP50: 104, TTFBP95: 192, TTFBP99: 200,
+	}
+	if !sameSummary(got, want) {
+		t.Errorf("\n got %+v\nwant %+v", got, want)
+	}
+}
+
+func testBreakdown(t *testing.T, s analytics.Store, r analytics.Reader) {
+	load(t, s)
+	row := func(key string, req, errs, hits, atts, in, out, cost, base int64) analytics.BreakdownRow {
+		return analytics.BreakdownRow{Key: key, Requests: req, Errors: errs, CacheHits: hits, Attempts: atts,
+			InputTokens: in, OutputTokens: out, CostMicros: cost, BaselineMicros: base, SavingsMicros: base - cost}
+	}
+	r5 := row("", 1, 0, 0, 1, 300, 120, 6000, 5000)
+	tests := []struct {
+		name     string
+		by       analytics.Dimension
+		from, to time.Time
+		want     []analytics.BreakdownRow
+	}{
+		{"day", analytics.DimDay, time.Time{}, time.Time{}, []analytics.BreakdownRow{
+			row("2026-11-27", 3, 0, 1, 3, 300, 130, 4000, 10000),
+			row("2026-11-28", 2, 1, 0, 4, 300, 120, 6000, 5000),
+			row("2026-11-29", 2, 1, 0, 1, 50, 20, 500, 4000),
+		}},
+		{"day in range", analytics.DimDay, T0.Add(day), time.Time{}, []analytics.BreakdownRow{
+			row("2026-11-28", 2, 1, 0, 4, 300, 120, 6000, 5000),
+			row("2026-11-29", 2, 1, 0, 1, 50, 20, 500, 4000),
+		}},
+		{"model", analytics.DimModel, time.Time{}, time.Time{}, []analytics.BreakdownRow{
+			row("gpt-5-mini", 3, 0, 1, 2, 150, 70, 1500, 11000),
+			row("", 2, 2, 0, 3, 0, 0, 0, 0),
+			row("claude-sonnet", 1, 0, 0, 2, 200, 80, 3000, 3000),
+			{Key: "gpt-5", Requests: 1, Attempts: 1, InputTokens: 300, OutputTokens: 120, CostMicros: 6000, BaselineMicros: 5000, SavingsMicros: -1000},
+		}},
+		{"key", analytics.DimKey, time.Time{}, time.Time{}, []analytics.BreakdownRow{
+			row("key-1", 4, 1, 0, 4, 600, 250, 10000, 13000),
+			row("key-2", 3, 1, 1, 4, 50, 20, 500, 6000),
+		}},
+		{"user", analytics.DimUser, time.Time{}, time.Time{}, []analytics.BreakdownRow{
+			row("alice", 3, 1, 0, 3, 300, 130, 4000, 8000),
+			row("bob", 2, 1, 1, 3, 0, 0, 0, 2000),
+			r5,
+			row("carol", 1, 0, 0, 1, 50, 20, 500, 4000),
+		}},
+		{"route kind", analytics.DimRouteKind, time.Time{}, time.Time{}, []analytics.BreakdownRow{
+			row("routed", 4, 1, 1, 2, 150, 70, 1500, 11000),
+			row("explicit", 2, 1, 0, 5, 200, 80, 3000, 3000),
+			{Key: "pinned", Requests: 1, Attempts: 1, InputTokens: 300, OutputTokens: 120, CostMicros: 6000, BaselineMicros: 5000, SavingsMicros: -1000},
+		}},
+		{"empty range", analytics.DimKey, T0.Add(-day), T0, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := r.Breakdown(ctx(t), OrgA, tt.from, tt.to, tt.by)
+			if err != nil {
+				t.Fatal(err)
+			}
+			assertRows(t, got, tt.want)
+		})
+	}
+}
+
+func testFailureReasons(t *testing.T, s analytics.Store, r analytics.Reader) {
+	load(t, s)
+	tests := []struct {
+		name     string
+		org      string
+		from, to time.Time
+		want     []analytics.BreakdownRow
+	}{
+		{"all time", OrgA, time.Time{}, time.Time{}, []analytics.BreakdownRow{
+			{Key: "upstream_5xx", Requests: 2, Attempts: 2, CostMicros: 12},
+			{Key: "provider_not_configured", Requests: 1, Attempts: 1},
+			{Key: "upstream_rate_limited", Requests: 1, Attempts: 1},
+		}},
+		{"first day", OrgA, time.Time{}, T0.Add(day), []analytics.BreakdownRow{
+			{Key: "upstream_5xx", Requests: 1, Attempts: 1, CostMicros: 7},
+		}},
+		{"other org", OrgB, time.Time{}, time.Time{}, []analytics.BreakdownRow{
+			{Key: "upstream_5xx", Requests: 1, Attempts: 1},
+			{Key: "upstream_auth", Requests: 1, Attempts: 1},
+		}},
+		{"org without rows", OrgC, time.Time{}, time.Time{}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := r.Breakdown(ctx(t), tt.org, tt.from, tt.to, analytics.DimFailureReason)
+			if err != nil {
+				t.Fatal(err)
+			}
+			assertRows(t, got, tt.want)
+		})
+	}
+}
+
+func assertRows(t *testing.T, got, want []analytics.BreakdownRow) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("got %d rows %+v, want %d %+v", len(got), got, len(want), want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("row %d:\n got %+v\nwant %+v", i, got[i], want[i])
+		}
+	}
+}

@@ -1,0 +1,116 @@
+package analyticstest
+
+import (
+	"testing"
+	"time"
+
+	"github.com/heddle-gw/heddle/analytics"
+)
+
+// fullRequest and fullAttempt set every field to a non-zero value, with a
+// sub-millisecond time in a non-UTC zone, a fractional latency, negative
+// savings and values beyond 32 bits.
+func fullRequest() analytics.Request {
+	return analytics.Request{
+		EventID: "rf-1", Time: time.Date(2026, 11, 28, 23, 30, 1, 987_654_321, time.FixedZone("IST", 19800)),
+		RequestID: "req-full", OrgID: "org-f", KeyID: "key-f", User: "user-f", Session: "sess-f",
+		Format: "anthropic", RequestedModel: "claude-opus", ServedModel: "claude-haiku", Provider: "anthropic",
+		RouteKind: "pinned", Decision: "stay: pinned model cheaper with cache", CacheHit: true, Stream: true,
+		Fallback: true, Attempts: 3, InputTokens: 1 << 33, OutputTokens: 2, CacheRead: 3, CacheWrite: 4,
+		Reasoning: 5, CostMicros: 1 << 40, BaselineMicros: 7, SavingsMicros: -8, LatencyMs: 12.345,
+		TTFBMs: 6.5, Status: 503, ErrorCode: "dispatch.upstream_unavailable",
+	}
+}
+
+func fullAttempt() analytics.Attempt {
+	return analytics.Attempt{
+		EventID: "af-1", Time: time.Date(2026, 11, 28, 23, 30, 1, 500_999_999, time.FixedZone("IST", 19800)),
+		OrgID: "org-f", KeyID: "key-f", RequestID: "req-full", OperationID: "op-f", Purpose: "handover",
+		PolicyID: "pol-f", BundleID: "bundle-f", BundleRevision: "rev-9", AttemptIndex: 2, Model: "claude-haiku",
+		Provider: "anthropic", Upstream: "claude-haiku-4-5", CredentialID: "cred-f", Outcome: "failed",
+		Reason: "first_byte_timeout", Status: 504, LatencyMs: 30000.25, TTFBMs: 0.5, InputTokens: 1 << 34,
+		OutputTokens: 11, CacheRead: 12, CacheWrite: 13, Reasoning: 14, CostMicros: 1 << 41, Stream: true,
+	}
+}
+
+func testRoundTrip(t *testing.T, s analytics.Store, r analytics.Reader) {
+	c := ctx(t)
+	fr, fa := fullRequest(), fullAttempt()
+	if err := s.InsertAttempts(c, []analytics.Attempt{fa}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.InsertRequests(c, []analytics.Request{fr}); err != nil {
+		t.Fatal(err)
+	}
+	page, err := r.ListRequests(c, "org-f", analytics.RequestFilter{}, "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(page.Requests) != 1 || page.Next != "" {
+		t.Fatalf("list: %d rows, next %q", len(page.Requests), page.Next)
+	}
+	if got, want := page.Requests[0], normReq(fr); got != want {
+		t.Errorf("request round trip:\n got %+v\nwant %+v", got, want)
+	}
+	if loc := page.Requests[0].Time.Location(); loc != time.UTC {
+		t.Errorf("request time location %v, want UTC", loc)
+	}
+	tl, err := r.Timeline(c, "org-f", "req-full")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tl.Request == nil || *tl.Request != normReq(fr) {
+		t.Errorf("timeline request: got %+v", tl.Request)
+	}
+	if len(tl.Attempts) != 1 {
+		t.Fatalf("timeline attempts: %d", len(tl.Attempts))
+	}
+	if got, want := tl.Attempts[0], normAtt(fa); got != want {
+		t.Errorf("attempt round trip:\n got %+v\nwant %+v", got, want)
+	}
+	if loc := tl.Attempts[0].Time.Location(); loc != time.UTC {
+		t.Errorf("attempt time location %v, want UTC", loc)
+	}
+}
+
+func testIdempotent(t *testing.T, s analytics.Store, r analytics.Reader) {
+	load(t, s)
+	c := ctx(t)
+	reqs, atts := OrgARequests(), OrgAAttempts()
+	// The whole batch again, an overlapping batch, and a batch carrying the
+	// same row twice.
+	if err := s.InsertRequests(c, reqs); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.InsertRequests(c, append(reqs[2:4:4], reqs[3], reqs[0])); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.InsertAttempts(c, append(atts, atts[0], atts[5])); err != nil {
+		t.Fatal(err)
+	}
+	got := listAll(t, r, OrgA, analytics.RequestFilter{}, 100)
+	if want := []string{"ra-07", "ra-06", "ra-05", "ra-04", "ra-03", "ra-02", "ra-01"}; !sameIDs(eventIDs(got), want) {
+		t.Errorf("list after replays: %v, want %v", eventIDs(got), want)
+	}
+	sum, err := r.Summary(c, OrgA, time.Time{}, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Requests != 7 || sum.CostMicros != 10500 || sum.Errors != 2 {
+		t.Errorf("summary after replays: %+v", sum)
+	}
+	tl, err := r.Timeline(c, OrgA, "req-2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ids := attemptIDs(tl.Attempts); !sameIDs(ids, []string{"aa-02", "aa-03", "aa-04"}) {
+		t.Errorf("timeline after replays: %v", ids)
+	}
+	fr, err := r.Breakdown(c, OrgA, time.Time{}, time.Time{}, analytics.DimFailureReason)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fr) != 3 || fr[0].Attempts != 2 || fr[0].CostMicros != 12 {
+		t.Errorf("failure reasons after replays: %+v", fr)
+	}
+}
