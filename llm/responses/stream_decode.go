@@ -50,12 +50,13 @@ type streamDecoder struct {
 	next     int // next canonical block index
 	open     map[blockKey]*openBlock
 	seen     map[int]bool // output items that had a block
+	itemIDs  map[int]string
 	sawTool  bool
 	refused  bool
 }
 
 func newStreamDecoder(r io.Reader) *streamDecoder {
-	return &streamDecoder{src: sse.NewReader(r), open: map[blockKey]*openBlock{}, seen: map[int]bool{}}
+	return &streamDecoder{src: sse.NewReader(r), open: map[blockKey]*openBlock{}, seen: map[int]bool{}, itemIDs: map[int]string{}}
 }
 
 // Next returns the next canonical event, io.EOF after a terminal event, or
@@ -187,7 +188,7 @@ func (d *streamDecoder) delta(k blockKey, kind llm.PartType, text string) {
 	if b == nil {
 		p := &llm.Part{Type: kind}
 		if kind == llm.PartThinking {
-			p.Family = family
+			p.ID, p.Family = d.itemIDs[k.output], family
 		}
 		b = d.block(k, p)
 	}

@@ -10,6 +10,9 @@ import (
 // blocks start with their first part or delta.
 func (d *streamDecoder) itemAdded(ev *wireEvent) {
 	it := ev.Item
+	if it != nil {
+		d.itemIDs[ev.OutputIndex] = it.ID
+	}
 	if it == nil || it.Type != "function_call" {
 		d.start(nil)
 		return
