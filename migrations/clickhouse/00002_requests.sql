@@ -1,0 +1,35 @@
+-- One row per client request (SPEC 8), keyed and partitioned like attempts.
+CREATE TABLE IF NOT EXISTS requests (
+    event_id String,
+    time DateTime,
+    time_ms Int64,
+    request_id String,
+    org_id String,
+    key_id String,
+    end_user String,
+    session String,
+    format String,
+    requested_model String,
+    served_model String,
+    provider String,
+    route_kind String,
+    decision String,
+    cache_hit UInt8,
+    stream UInt8,
+    fallback UInt8,
+    attempts Int32,
+    input_tokens Int64,
+    output_tokens Int64,
+    cache_read Int64,
+    cache_write Int64,
+    reasoning Int64,
+    cost_micros Int64,
+    baseline_micros Int64,
+    savings_micros Int64,
+    latency_ms Float64,
+    ttfb_ms Float64,
+    status Int32,
+    error_code String
+) ENGINE = ReplacingMergeTree()
+PARTITION BY toYYYYMM(time)
+ORDER BY (org_id, time, event_id)
