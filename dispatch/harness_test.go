@@ -161,7 +161,7 @@ func (h *harness) checkEvents(stream bool, want []wantEvent) {
 			t.Errorf("event %d: index %d target %+v stream %v", i, e.AttemptIndex, e.Target, e.Stream)
 		}
 		wantCred := "cred-1"
-		if w.reason == dispatch.ReasonProviderNotConfigured {
+		if w.reason == dispatch.ReasonProviderNotConfigured || w.reason == dispatch.ReasonBudgetExhausted {
 			wantCred = ""
 		}
 		if e.CredentialID != wantCred || e.Outcome != w.outcome || e.Reason != w.reason || e.Status != w.status {
@@ -214,3 +214,5 @@ func (h *harness) calls() []string {
 }
 
 func isErr(err, target error) bool { return errors.Is(err, target) }
+
+func openaiProvider() dispatch.Provider { return openai.New(openai.Config{}, nil) }

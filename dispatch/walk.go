@@ -142,12 +142,10 @@ func (w *walk) target(t Target) (step, error) {
 			}
 			continue
 		}
-		if w.plan.Bound || f.terminal || !failoverable(f.reason) {
-			if f.reason == ReasonPrepare {
-				return stepStop, f.err
-			}
+		if f.terminal || !failoverable(f.reason) {
 			return stepStop, fmt.Errorf("dispatch: %s/%s: %w", t.Provider, t.Upstream, f.err)
 		}
+		// A bound plan walks only its first target, so moving on ends it.
 		return stepNext, nil
 	}
 }
