@@ -96,16 +96,6 @@ func decodeArray(raw json.RawMessage, path string) ([]json.RawMessage, error) {
 	return items, nil
 }
 
-// compactJSON returns raw without insignificant whitespace, or raw itself if
-// it cannot be compacted.
-func compactJSON(raw []byte) string {
-	var buf bytes.Buffer
-	if err := json.Compact(&buf, raw); err != nil {
-		return string(raw)
-	}
-	return buf.String()
-}
-
 // objectArgs returns s as a JSON object for a tool_use input: the API takes
 // only objects, so empty or non-object arguments become {}.
 func objectArgs(s string) json.RawMessage {

@@ -1,0 +1,203 @@
+package openaichat
+
+import (
+	"encoding/json"
+	"io"
+
+	"github.com/heddle-gw/heddle/llm"
+	"github.com/heddle-gw/heddle/llm/sse"
+)
+
+const doneFrame = "data: [DONE]\n\n"
+
+// nullJSON is written for "usage" in every chunk of a stream whose caller
+// asked for usage, as the API does.
+var nullJSON = json.RawMessage("null")
+
+// StreamEncoder writes canonical events as a Chat Completions SSE stream.
+// Text deltas become content chunks, each tool call block a tool_calls entry
+// numbered among the tool calls; reasoning is dropped (the format has none).
+type StreamEncoder struct {
+	// IncludeUsage adds "usage":null to every chunk and a last chunk with
+	// empty choices carrying the usage, as stream_options.include_usage asks.
+	IncludeUsage bool
+
+	c          *Codec
+	w          io.Writer
+	buf        []byte
+	started    bool
+	id, model  string
+	created    int64
+	tools      map[int]int // canonical block index -> tool call index
+	usage      llm.Usage
+	finishSent bool
+}
+
+var _ llm.StreamEncoder = (*StreamEncoder)(nil)
+
+type outChunk struct {
+	ID      string           `json:"id"`
+	Object  string           `json:"object"`
+	Created int64            `json:"created"`
+	Model   string           `json:"model"`
+	Choices []outChunkChoice `json:"choices"`
+	Usage   any              `json:"usage,omitempty"`
+}
+
+type outChunkChoice struct {
+	Index        int       `json:"index"`
+	Delta        outDelta  `json:"delta"`
+	Logprobs     *struct{} `json:"logprobs"`
+	FinishReason *string   `json:"finish_reason"`
+}
+
+type outDelta struct {
+	Role      string             `json:"role,omitempty"`
+	Content   *string            `json:"content,omitempty"`
+	ToolCalls []outChunkToolCall `json:"tool_calls,omitempty"`
+}
+
+type outChunkToolCall struct {
+	Index    int              `json:"index"`
+	ID       string           `json:"id,omitempty"`
+	Type     string           `json:"type,omitempty"`
+	Function outChunkFunction `json:"function"`
+}
+
+type outChunkFunction struct {
+	Name      string `json:"name,omitempty"`
+	Arguments string `json:"arguments"`
+}
+
+// Encode writes the frames of one event in a single Write.
+func (s *StreamEncoder) Encode(e llm.Event) error {
+	s.buf = s.buf[:0]
+	var err error
+	switch e.Type {
+	case llm.EventMessageStart:
+		err = s.start(e.ID, e.Model)
+	case llm.EventBlockStart:
+		err = s.blockStart(e.Index, e.Block)
+	case llm.EventTextDelta:
+		if err = s.start("", ""); err == nil && e.Text != "" {
+			text := e.Text
+			err = s.chunk(outDelta{Content: &text}, nil)
+		}
+	case llm.EventToolDelta:
+		if k, ok := s.tools[e.Index]; ok && e.Text != "" {
+			err = s.chunk(outDelta{ToolCalls: []outChunkToolCall{{Index: k, Function: outChunkFunction{Arguments: e.Text}}}}, nil)
+		}
+	case llm.EventMessageDelta:
+		if e.Usage != nil {
+			s.usage = *e.Usage
+		}
+		err = s.finish(e.StopReason)
+	case llm.EventDone:
+		err = s.done()
+	case llm.EventError:
+		err = s.errorFrame(e)
+	}
+	if err != nil || len(s.buf) == 0 {
+		return err
+	}
+	_, err = s.w.Write(s.buf)
+	return err
+}
+
+func (s *StreamEncoder) start(id, model string) error {
+	if s.started {
+		return nil
+	}
+	s.started = true
+	s.id, s.model, s.created = id, model, s.c.now()
+	if s.id == "" {
+		s.id = s.c.id("chatcmpl-")
+	}
+	empty := ""
+	return s.chunk(outDelta{Role: "assistant", Content: &empty}, nil)
+}
+
+func (s *StreamEncoder) blockStart(index int, p *llm.Part) error {
+	if err := s.start("", ""); err != nil {
+		return err
+	}
+	if p == nil || p.Type != llm.PartToolCall {
+		return nil
+	}
+	if s.tools == nil {
+		s.tools = map[int]int{}
+	}
+	k := len(s.tools)
+	s.tools[index] = k
+	id := p.ID
+	if id == "" {
+		id = s.c.id("call_")
+	}
+	return s.chunk(outDelta{ToolCalls: []outChunkToolCall{{
+		Index: k, ID: id, Type: "function", Function: outChunkFunction{Name: p.Name},
+	}}}, nil)
+}
+
+func (s *StreamEncoder) finish(stop llm.StopReason) error {
+	if s.finishSent {
+		return nil
+	}
+	if err := s.start("", ""); err != nil {
+		return err
+	}
+	s.finishSent = true
+	if stop == "" {
+		stop = llm.StopEnd
+	}
+	return s.chunk(outDelta{}, finishToWire(stop))
+}
+
+func (s *StreamEncoder) done() error {
+	if err := s.finish(""); err != nil {
+		return err
+	}
+	if s.IncludeUsage {
+		data, err := marshal(outChunk{
+			ID: s.id, Object: "chat.completion.chunk", Created: s.created, Model: s.model,
+			Choices: []outChunkChoice{}, Usage: usageToWire(s.usage),
+		})
+		if err != nil {
+			return err
+		}
+		s.buf = sse.AppendFrame(s.buf, "", data)
+	}
+	s.buf = append(s.buf, doneFrame...)
+	return nil
+}
+
+func (s *StreamEncoder) chunk(d outDelta, finish *string) error {
+	ch := outChunk{
+		ID: s.id, Object: "chat.completion.chunk", Created: s.created, Model: s.model,
+		Choices: []outChunkChoice{{Delta: d, FinishReason: finish}},
+	}
+	if s.IncludeUsage {
+		ch.Usage = nullJSON
+	}
+	data, err := marshal(ch)
+	if err != nil {
+		return err
+	}
+	s.buf = sse.AppendFrame(s.buf, "", data)
+	return nil
+}
+
+// errorFrame writes the error object the API sends inside a broken stream.
+func (s *StreamEncoder) errorFrame(e llm.Event) error {
+	d := errorFor(500, e.ErrCode, e.ErrMessage)
+	if d.Type == e.ErrCode && e.ErrCode != "invalid_request_error" {
+		// Not an error kind this format knows: report a server error with
+		// the upstream's code.
+		d.Type, d.Code = "server_error", &e.ErrCode
+	}
+	data, err := marshal(errorBody{Error: d})
+	if err != nil {
+		return err
+	}
+	s.buf = sse.AppendFrame(s.buf, "", data)
+	return nil
+}
