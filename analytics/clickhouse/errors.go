@@ -1,0 +1,6 @@
+package clickhouse
+
+import "errors"
+
+// ErrMigration is wrapped by errors of the migration runner.
+var ErrMigration = errors.New("clickhouse: migration")

@@ -1,0 +1,75 @@
+package clickhouse
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/heddle-gw/heddle/analytics"
+)
+
+const attemptColumns = `event_id, time, time_ms, org_id, key_id, request_id, operation_id, purpose, policy_id,
+bundle_id, bundle_revision, attempt_index, model, provider, upstream, credential_id, outcome, reason, status,
+latency_ms, ttfb_ms, input_tokens, output_tokens, cache_read, cache_write, reasoning, cost_micros, stream`
+
+const requestColumns = `event_id, time, time_ms, request_id, org_id, key_id, end_user, session, format,
+requested_model, served_model, provider, route_kind, decision, cache_hit, stream, fallback, attempts,
+input_tokens, output_tokens, cache_read, cache_write, reasoning, cost_micros, baseline_micros, savings_micros,
+latency_ms, ttfb_ms, status, error_code`
+
+func u8(b bool) uint8 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// InsertAttempts implements analytics.Store with one PrepareBatch insert.
+// Duplicate EventIDs collapse in the ReplacingMergeTree.
+func (s *Store) InsertAttempts(ctx context.Context, rows []analytics.Attempt) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	b, err := s.conn.PrepareBatch(ctx, "INSERT INTO attempts ("+attemptColumns+")")
+	if err != nil {
+		return fmt.Errorf("clickhouse: prepare attempts: %w", err)
+	}
+	for _, a := range rows {
+		t := analytics.Millis(a.Time)
+		if err := b.Append(a.EventID, t, t.UnixMilli(), a.OrgID, a.KeyID, a.RequestID, a.OperationID, a.Purpose,
+			a.PolicyID, a.BundleID, a.BundleRevision, int32(a.AttemptIndex), a.Model, a.Provider, a.Upstream,
+			a.CredentialID, a.Outcome, a.Reason, int32(a.Status), a.LatencyMs, a.TTFBMs, a.InputTokens,
+			a.OutputTokens, a.CacheRead, a.CacheWrite, a.Reasoning, a.CostMicros, u8(a.Stream)); err != nil {
+			_ = b.Abort()
+			return fmt.Errorf("clickhouse: append attempt: %w", err)
+		}
+	}
+	if err := b.Send(); err != nil {
+		return fmt.Errorf("clickhouse: insert %d attempts: %w", len(rows), err)
+	}
+	return nil
+}
+
+// InsertRequests implements analytics.Store with one PrepareBatch insert.
+func (s *Store) InsertRequests(ctx context.Context, rows []analytics.Request) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	b, err := s.conn.PrepareBatch(ctx, "INSERT INTO requests ("+requestColumns+")")
+	if err != nil {
+		return fmt.Errorf("clickhouse: prepare requests: %w", err)
+	}
+	for _, r := range rows {
+		t := analytics.Millis(r.Time)
+		if err := b.Append(r.EventID, t, t.UnixMilli(), r.RequestID, r.OrgID, r.KeyID, r.User, r.Session, r.Format,
+			r.RequestedModel, r.ServedModel, r.Provider, r.RouteKind, r.Decision, u8(r.CacheHit), u8(r.Stream),
+			u8(r.Fallback), int32(r.Attempts), r.InputTokens, r.OutputTokens, r.CacheRead, r.CacheWrite, r.Reasoning,
+			r.CostMicros, r.BaselineMicros, r.SavingsMicros, r.LatencyMs, r.TTFBMs, int32(r.Status), r.ErrorCode); err != nil {
+			_ = b.Abort()
+			return fmt.Errorf("clickhouse: append request: %w", err)
+		}
+	}
+	if err := b.Send(); err != nil {
+		return fmt.Errorf("clickhouse: insert %d requests: %w", len(rows), err)
+	}
+	return nil
+}
