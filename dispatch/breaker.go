@@ -80,7 +80,7 @@ func (bs *breakers) record(key string, ok, counted bool) {
 	defer bs.mu.Unlock()
 	b := bs.m[key]
 	if b == nil {
-		if ok || !counted {
+		if !counted {
 			return
 		}
 		b = &breaker{}

@@ -1,0 +1,60 @@
+package dispatch
+
+import (
+	"context"
+	"testing"
+	"time"
+)
+
+// stepClock is a minimal fake clock for package-internal tests.
+type stepClock struct{ now time.Time }
+
+func (c *stepClock) Now() time.Time                             { return c.now }
+func (c *stepClock) Sleep(context.Context, time.Duration) error { return nil }
+func (c *stepClock) After(d time.Duration) <-chan time.Time     { return time.After(d) }
+func (c *stepClock) AfterFunc(d time.Duration, f func()) Timer  { return time.AfterFunc(d, f) }
+
+func TestBreakerRatio(t *testing.T) {
+	cfg := BreakerConfig{ConsecutiveFailures: 100, FailureRatio: 0.5, MinRequests: 4, Window: 10 * time.Second, Cooldown: time.Second}
+	tests := []struct {
+		name     string
+		results  []bool        // true: success
+		gap      time.Duration // clock step between results
+		wantOpen bool
+	}{
+		{"half failed over the minimum opens", []bool{true, false, true, false}, 0, true},
+		{"below the minimum stays closed", []bool{false, false, true}, 0, false},
+		{"under the ratio stays closed", []bool{true, true, false, true, false, true}, 0, false},
+		{"failures outside the window are forgotten", []bool{false, false, true, true, true, false}, 3 * time.Second, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			clock := &stepClock{now: time.Unix(1_000_000, 0)}
+			bs := newBreakers(cfg, clock)
+			for _, ok := range tc.results {
+				bs.record("k", ok, true)
+				clock.now = clock.now.Add(tc.gap)
+			}
+			if open := !bs.allow("k"); open != tc.wantOpen {
+				t.Fatalf("open %v, want %v", open, tc.wantOpen)
+			}
+		})
+	}
+}
+
+func TestBreakerUncountedEndsProbe(t *testing.T) {
+	clock := &stepClock{now: time.Unix(1_000_000, 0)}
+	bs := newBreakers(BreakerConfig{ConsecutiveFailures: 1, FailureRatio: 1, MinRequests: 1, Window: time.Second, Cooldown: time.Second}, clock)
+	bs.record("k", false, true)
+	if bs.allow("k") {
+		t.Fatal("open breaker allowed a call")
+	}
+	clock.now = clock.now.Add(2 * time.Second)
+	if !bs.allow("k") || bs.allow("k") {
+		t.Fatal("half-open must let exactly one probe through")
+	}
+	bs.record("k", false, false) // the probe was canceled by its caller
+	if !bs.allow("k") {
+		t.Fatal("a canceled probe must free the half-open slot")
+	}
+}

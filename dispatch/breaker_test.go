@@ -1,0 +1,116 @@
+package dispatch_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/heddle-gw/heddle/dispatch"
+	"github.com/heddle-gw/heddle/dispatch/dispatchtest"
+)
+
+// TestBreaker: two consecutive failures open a's breaker; while open a is
+// skipped with circuit_open; after the cool-down one half-open probe goes
+// through and a good one closes the breaker; a failed probe reopens it.
+func TestBreaker(t *testing.T) {
+	cfg := dispatch.Config{Breaker: dispatch.BreakerConfig{ConsecutiveFailures: 2, Cooldown: 30 * time.Second}}
+	h := newHarness(t, cfg, "a", "b")
+	h.ups["a"].Script("", dispatchtest.Status(503), dispatchtest.Status(503))
+	plan := h.plan("a", "b")
+
+	type run struct {
+		advance time.Duration
+		script  []dispatchtest.Step // queued on a before the run
+		events  []string            // upstream:outcome:reason
+		served  string
+	}
+	runs := []run{
+		{events: []string{"a:failed:upstream_5xx", "b:served:"}, served: "b"},
+		{events: []string{"a:failed:upstream_5xx", "b:served:"}, served: "b"},
+		{events: []string{"a:skipped:circuit_open", "b:served:"}, served: "b"},
+		{advance: 29 * time.Second, events: []string{"a:skipped:circuit_open", "b:served:"}, served: "b"},
+		{advance: 2 * time.Second, script: []dispatchtest.Step{dispatchtest.Status(500)},
+			events: []string{"a:failed:upstream_5xx", "b:served:"}, served: "b"}, // failed probe
+		{events: []string{"a:skipped:circuit_open", "b:served:"}, served: "b"},
+		{advance: 31 * time.Second, events: []string{"a:served:"}, served: "a"}, // good probe
+		{events: []string{"a:served:"}, served: "a"},                           // closed again
+	}
+	for i, r := range runs {
+		h.sink.Reset()
+		h.clock.Advance(r.advance)
+		h.ups["a"].Script("", r.script...)
+		res, _, err := h.run(plan, false)
+		if err != nil {
+			t.Fatalf("run %d: %v", i, err)
+		}
+		if got := brief(h.sink.Events()); !slices.Equal(got, r.events) {
+			t.Errorf("run %d: events %v, want %v", i, got, r.events)
+		}
+		if res.Served != h.target[r.served] {
+			t.Errorf("run %d: served by %s, want %s", i, res.Served.Upstream, r.served)
+		}
+	}
+	if got := len(h.ups["a"].Requests()); got != 5 {
+		t.Errorf("a got %d requests, want 5 (2 failures, failed probe, good probe, 1 closed)", got)
+	}
+}
+
+// TestBreakerSingleTargetOpen: a plan with no alternative gets ErrCircuitOpen
+// while the breaker is open.
+func TestBreakerSingleTargetOpen(t *testing.T) {
+	cfg := dispatch.Config{Breaker: dispatch.BreakerConfig{ConsecutiveFailures: 1}}
+	h := newHarness(t, cfg, "a")
+	h.ups["a"].Script("", dispatchtest.Status(400), dispatchtest.Status(502))
+	plan := h.plan("a")
+	plan.MaxAttempts = 1
+	if _, _, err := h.run(plan, false); err == nil {
+		t.Fatal("want the scripted 400")
+	}
+	// A 400 says nothing about the upstream's health: still closed.
+	if _, _, err := h.run(plan, false); !errors.Is(err, dispatch.ErrAttemptsExhausted) {
+		t.Fatalf("second run: %v", err)
+	}
+	_, _, err := h.run(plan, false)
+	if !errors.Is(err, dispatch.ErrCircuitOpen) {
+		t.Fatalf("third run: %v, want circuit open", err)
+	}
+	if code, retry := dispatch.ErrorCode(err); code != "dispatch.circuit_open" || !retry {
+		t.Errorf("code %q retryable %v", code, retry)
+	}
+	if n := len(h.ups["a"].Requests()); n != 2 {
+		t.Errorf("a got %d requests, want 2", n)
+	}
+}
+
+// TestBreakerHalfOpenSingleProbe: while the half-open probe is in flight,
+// other operations are still skipped.
+func TestBreakerHalfOpenSingleProbe(t *testing.T) {
+	cfg := dispatch.Config{NonStreamTimeout: 5 * time.Second, Breaker: dispatch.BreakerConfig{ConsecutiveFailures: 1, Cooldown: time.Second}}
+	h := newHarness(t, cfg, "a", "b")
+	h.ups["a"].Script("", dispatchtest.Status(503), dispatchtest.SlowFirstByte(400*time.Millisecond))
+	plan := h.plan("a", "b")
+	if _, _, err := h.run(plan, false); err != nil {
+		t.Fatal(err)
+	}
+	h.clock.Advance(2 * time.Second)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		if _, err := h.exec.Run(context.Background(), h.meta, plan, chatOp(false), nil); err != nil {
+			t.Error(err)
+		}
+	}()
+	time.Sleep(100 * time.Millisecond)
+	res, _, err := h.run(plan, false)
+	if err != nil || res.Served != h.target["b"] {
+		t.Fatalf("during the probe: %v served %+v", err, res.Served)
+	}
+	wg.Wait()
+	if got := h.ups["a"].Models(); len(got) != 2 {
+		t.Fatalf("a got %v, want the failure and one probe", got)
+	}
+}
