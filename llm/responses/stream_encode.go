@@ -54,13 +54,15 @@ type streamEncoder struct {
 	stop     llm.StopReason
 	blocks   map[int]*encBlock
 	nextOut  int
-	items    map[int]any
+	items    map[int]any // output items whose output_item.done was written
+	waiting  map[int]any // done items held until every earlier item is done
+	nextDone int
 	pending  *encBlock // a closed reasoning item that may still get encrypted content
 	err      error
 }
 
 func newStreamEncoder(w io.Writer) *streamEncoder {
-	return &streamEncoder{w: w, ids: newIDs(""), blocks: map[int]*encBlock{}, items: map[int]any{}}
+	return &streamEncoder{w: w, ids: newIDs(""), blocks: map[int]*encBlock{}, items: map[int]any{}, waiting: map[int]any{}}
 }
 
 // Encode writes the frames of one canonical event. Events after the
@@ -245,9 +247,20 @@ func (s *streamEncoder) flushPending() {
 	s.itemDone(b.out, item)
 }
 
+// itemDone writes output_item.done for an item, in output order: when
+// canonical blocks overlap, a later item's done waits for the earlier ones.
 func (s *streamEncoder) itemDone(out int, item any) {
-	s.items[out] = item
-	s.write("response.output_item.done", outEvent{OutputIndex: intp(out), Item: item})
+	s.waiting[out] = item
+	for {
+		it, ok := s.waiting[s.nextDone]
+		if !ok {
+			return
+		}
+		delete(s.waiting, s.nextDone)
+		s.items[s.nextDone] = it
+		s.write("response.output_item.done", outEvent{OutputIndex: intp(s.nextDone), Item: it})
+		s.nextDone++
+	}
 }
 
 // closeAll closes every open block in index order.
