@@ -132,7 +132,11 @@ func (w *walk) target(t Target) (step, error) {
 		case ReasonCommitted:
 			return stepStop, fmt.Errorf("%w: %s/%s: %w", ErrCommitted, t.Provider, t.Upstream, f.err)
 		case ReasonCanceled:
-			return stepStop, fmt.Errorf("dispatch: %s/%s: %w", t.Provider, t.Upstream, w.ctx.Err())
+			cause := f.err // the client's writer failed
+			if w.ctx.Err() != nil {
+				cause = w.ctx.Err()
+			}
+			return stepStop, fmt.Errorf("dispatch: %s/%s: %w", t.Provider, t.Upstream, cause)
 		case ReasonTargetMismatch:
 			return stepStop, f.err
 		}
