@@ -1,0 +1,18 @@
+package sqlstore_test
+
+import (
+	"testing"
+
+	"github.com/heddle-gw/heddle/tenancy"
+	"github.com/heddle-gw/heddle/tenancy/sqlstore"
+	"github.com/heddle-gw/heddle/tenancy/tenancytest"
+)
+
+func TestStoreContract(t *testing.T) {
+	t.Run("sqlite", func(t *testing.T) {
+		tenancytest.StoreSuite(t, func(t *testing.T) tenancy.Store { return sqlstore.New(openSQLite(t).db) })
+	})
+	t.Run("postgres", func(t *testing.T) {
+		tenancytest.StoreSuite(t, func(t *testing.T) tenancy.Store { return sqlstore.New(openPostgres(t).db) })
+	})
+}
