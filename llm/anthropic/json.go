@@ -105,3 +105,13 @@ func objectArgs(s string) json.RawMessage {
 	}
 	return json.RawMessage("{}")
 }
+
+// compactJSON returns raw (valid JSON) without insignificant whitespace, so
+// tool arguments read the same whichever format they came from.
+func compactJSON(raw []byte) string {
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, raw); err != nil {
+		return string(raw)
+	}
+	return buf.String()
+}

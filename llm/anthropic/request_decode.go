@@ -215,7 +215,7 @@ func decodeBlock(raw json.RawMessage, path string) (p llm.Part, ok bool, err err
 		}
 		args := "{}"
 		if !isNull(b.Input) {
-			args = string(b.Input)
+			args = compactJSON(b.Input)
 		}
 		return llm.Part{Type: llm.PartToolCall, ID: b.ID, Name: b.Name, Arguments: args, CacheControl: cache}, true, nil
 	case "tool_result":

@@ -125,7 +125,7 @@ func (s *streamEncoder) Encode(e llm.Event) error {
 		err = s.messageDelta(e.StopReason, e.StopSequence, e.Usage)
 	case llm.EventDone:
 		if !s.deltaSent {
-			err = s.messageDelta("", "", nil)
+			err = s.messageDelta(llm.StopEnd, "", nil)
 		}
 		if err == nil {
 			err = s.frame("message_stop", indexlessEvent{Type: "message_stop"})

@@ -12,7 +12,8 @@ type Frame struct {
 	ID string
 	// Raw is the frame exactly as it arrived: every line, comment lines
 	// included, and the terminating blank line (absent only for a final frame
-	// that ended at EOF).
+	// that ended at EOF), preceded by any undispatched comment-only or empty
+	// frames since the previous frame.
 	Raw []byte
 }
 

@@ -7,8 +7,8 @@ import (
 	"testing/iotest"
 )
 
-// FuzzSSE checks that the reader never panics, that every frame's Raw is a
-// contiguous piece of the input in order, and that reading byte by byte gives
+// FuzzSSE checks that the reader never panics, that the frames' Raws put
+// together are a prefix of the input, and that reading byte by byte gives
 // the same frames as reading the whole input at once.
 func FuzzSSE(f *testing.F) {
 	seeds := []string{
@@ -36,11 +36,10 @@ func FuzzSSE(f *testing.F) {
 			if !bytes.Equal(fr.Raw, bytewise[i].Raw) || !bytes.Equal(fr.Data, bytewise[i].Data) || fr.Event != bytewise[i].Event {
 				t.Fatalf("frame %d differs between whole and byte-wise reads", i)
 			}
-			j := bytes.Index(rest, fr.Raw)
-			if j < 0 {
-				t.Fatalf("frame %d Raw %q is not in the remaining input", i, fr.Raw)
+			if !bytes.HasPrefix(rest, fr.Raw) {
+				t.Fatalf("frame %d Raw %q does not continue the input %q", i, fr.Raw, rest)
 			}
-			rest = rest[j+len(fr.Raw):]
+			rest = rest[len(fr.Raw):]
 			// Writing the frame back and reading it again keeps its data.
 			again, err := NewReader(bytes.NewReader(AppendFrame(nil, fr.Event, fr.Data))).Next()
 			if err != nil || !bytes.Equal(again.Data, fr.Data) {

@@ -45,8 +45,10 @@ func NewReaderSize(src io.Reader, max int) *Reader {
 }
 
 // Next returns the next frame that carries data. Frames without any data line
-// (comments, keep-alives, bare id or retry fields) are consumed silently, as
-// the event-stream grammar requires. At the end of the stream Next returns
+// (comments, keep-alives, bare id or retry fields) are not dispatched, as the
+// event-stream grammar requires; their bytes lead the Raw of the next frame,
+// so the Raws of all frames put together are the stream itself (but for a
+// leading byte-order mark and anything after the last frame). At the end of the stream Next returns
 // io.EOF; a final frame not followed by a blank line is returned first. Any
 // other error (ErrTooLarge, or the source's read error) ends the stream.
 func (r *Reader) Next() (Frame, error) {
@@ -79,8 +81,9 @@ func (r *Reader) Next() (Frame, error) {
 				f.Data, f.Raw = data, raw
 				return f, nil
 			}
-			// A blank line ends a frame with no data: discard it whole.
-			f, raw, data = Frame{}, raw[:0], data[:0]
+			// A blank line ends a frame with no data: nothing is dispatched,
+			// but its bytes stay in Raw, so the next frame carries them.
+			f, data = Frame{}, data[:0]
 			continue
 		}
 		field, value := splitField(line)

@@ -26,11 +26,11 @@ func TestReaderFrames(t *testing.T) {
 			want: []Frame{{ID: "7", Data: []byte("a\nb\n c"), Raw: []byte("id: 7\ndata: a\ndata:b\ndata:  c\n\n")}},
 		},
 		{
-			name: "comments and keep-alives are skipped",
+			name: "comments and keep-alives are not dispatched but kept in Raw",
 			in:   ": OPENROUTER PROCESSING\n\n: x\ndata: 1\n\n\n\nevent: only\n\ndata: 2\n\n",
 			want: []Frame{
-				{Data: []byte("1"), Raw: []byte(": x\ndata: 1\n\n")},
-				{Data: []byte("2"), Raw: []byte("data: 2\n\n")},
+				{Data: []byte("1"), Raw: []byte(": OPENROUTER PROCESSING\n\n: x\ndata: 1\n\n")},
+				{Data: []byte("2"), Raw: []byte("\n\nevent: only\n\ndata: 2\n\n")},
 			},
 		},
 		{
