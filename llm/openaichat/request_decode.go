@@ -186,9 +186,11 @@ func decodeAssistant(m inMessage, path string) (llm.Message, error) {
 		if tc.Function.Name == "" {
 			return msg, badRequest(cpath+".function.name", "required")
 		}
-		msg.Content = append(msg.Content, llm.Part{
-			Type: llm.PartToolCall, ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments,
-		})
+		args := tc.Function.Arguments
+		if strings.TrimSpace(args) == "" {
+			args = "{}"
+		}
+		msg.Content = append(msg.Content, llm.Part{Type: llm.PartToolCall, ID: tc.ID, Name: tc.Function.Name, Arguments: args})
 	}
 	return msg, nil
 }
