@@ -1,0 +1,178 @@
+package sqlstore
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"gorm.io/gorm"
+
+	"github.com/heddle-gw/heddle/analytics"
+)
+
+const failed = "(error_code <> '' OR status >= 400)"
+
+// sumOf is SUM that is 0 (not NULL, and BIGINT on Postgres) over no rows.
+func sumOf(expr string) string { return "CAST(COALESCE(SUM(" + expr + "), 0) AS BIGINT)" }
+
+var requestAggregates = "COUNT(*) AS requests, " +
+	sumOf("CASE WHEN "+failed+" THEN 1 ELSE 0 END") + " AS errors, " +
+	sumOf("CASE WHEN cache_hit THEN 1 ELSE 0 END") + " AS cache_hits, " +
+	sumOf("attempts") + " AS attempts, " +
+	sumOf("input_tokens") + " AS input_tokens, " +
+	sumOf("output_tokens") + " AS output_tokens, " +
+	sumOf("cost_micros") + " AS cost_micros, " +
+	sumOf("baseline_micros") + " AS baseline_micros, " +
+	sumOf("savings_micros") + " AS savings_micros"
+
+type aggregateRow struct {
+	K              string `gorm:"column:k"`
+	Requests       int64  `gorm:"column:requests"`
+	Errors         int64  `gorm:"column:errors"`
+	CacheHits      int64  `gorm:"column:cache_hits"`
+	Attempts       int64  `gorm:"column:attempts"`
+	InputTokens    int64  `gorm:"column:input_tokens"`
+	OutputTokens   int64  `gorm:"column:output_tokens"`
+	CostMicros     int64  `gorm:"column:cost_micros"`
+	BaselineMicros int64  `gorm:"column:baseline_micros"`
+	SavingsMicros  int64  `gorm:"column:savings_micros"`
+}
+
+func (a aggregateRow) row() analytics.BreakdownRow {
+	return analytics.BreakdownRow{
+		Key: a.K, Requests: a.Requests, Errors: a.Errors, CacheHits: a.CacheHits, Attempts: a.Attempts,
+		InputTokens: a.InputTokens, OutputTokens: a.OutputTokens, CostMicros: a.CostMicros,
+		BaselineMicros: a.BaselineMicros, SavingsMicros: a.SavingsMicros,
+	}
+}
+
+// inScope returns a query builder over the organisation's rows of model in
+// [from, to).
+func (s *Store) inScope(ctx context.Context, model any, orgID string, from, to time.Time) (func() *gorm.DB, error) {
+	if err := analytics.CheckOrg(orgID); err != nil {
+		return nil, err
+	}
+	fromMs, toMs, err := analytics.RangeMillis(from, to)
+	if err != nil {
+		return nil, err
+	}
+	return func() *gorm.DB { return scoped(s.db.WithContext(ctx).Model(model), orgID, fromMs, toMs) }, nil
+}
+
+// Summary implements analytics.Reader.
+func (s *Store) Summary(ctx context.Context, orgID string, from, to time.Time) (analytics.Summary, error) {
+	q, err := s.inScope(ctx, &requestRow{}, orgID, from, to)
+	if err != nil {
+		return analytics.Summary{}, err
+	}
+	var agg aggregateRow
+	if err := q().Select("'' AS k, " + requestAggregates).Scan(&agg).Error; err != nil {
+		return analytics.Summary{}, fmt.Errorf("sqlstore: summary: %w", err)
+	}
+	sum := analytics.Summary{
+		Requests: agg.Requests, Errors: agg.Errors, CacheHits: agg.CacheHits, InputTokens: agg.InputTokens,
+		OutputTokens: agg.OutputTokens, CostMicros: agg.CostMicros, BaselineMicros: agg.BaselineMicros,
+		SavingsMicros: agg.SavingsMicros,
+	}
+	lat, err := percentiles(q(), "latency_ms", agg.Requests)
+	if err != nil {
+		return analytics.Summary{}, err
+	}
+	var nTTFB int64
+	if err := q().Where("ttfb_ms > 0").Count(&nTTFB).Error; err != nil {
+		return analytics.Summary{}, fmt.Errorf("sqlstore: summary: %w", err)
+	}
+	ttfb, err := percentiles(q().Where("ttfb_ms > 0"), "ttfb_ms", nTTFB)
+	if err != nil {
+		return analytics.Summary{}, err
+	}
+	sum.LatencyP50, sum.LatencyP95, sum.LatencyP99 = lat[0], lat[1], lat[2]
+	sum.TTFBP50, sum.TTFBP95, sum.TTFBP99 = ttfb[0], ttfb[1], ttfb[2]
+	sum.Rates()
+	return sum, nil
+}
+
+// percentiles reads the analytics.Quantiles of column over q's n rows, each
+// by its index in ascending order.
+func percentiles(q *gorm.DB, column string, n int64) ([3]float64, error) {
+	var out [3]float64
+	for i, level := range analytics.Quantiles {
+		idx := analytics.QuantileIndex(level, n)
+		if idx < 0 {
+			continue
+		}
+		var v []float64
+		err := q.Session(&gorm.Session{}).Order(column+" ASC").Offset(int(idx)).Limit(1).Pluck(column, &v).Error
+		if err != nil {
+			return out, fmt.Errorf("sqlstore: percentile of %s: %w", column, err)
+		}
+		if len(v) == 1 {
+			out[i] = v[0]
+		}
+	}
+	return out, nil
+}
+
+// groupExpr is the text expression each request dimension groups by.
+var groupExpr = map[analytics.Dimension]string{
+	analytics.DimDay:       "CAST(time_ms / " + strconv.FormatInt(analytics.DayMillis, 10) + " AS TEXT)",
+	analytics.DimModel:     "served_model",
+	analytics.DimKey:       "key_id",
+	analytics.DimUser:      "end_user",
+	analytics.DimRouteKind: "route_kind",
+}
+
+// Breakdown implements analytics.Reader.
+func (s *Store) Breakdown(ctx context.Context, orgID string, from, to time.Time, by analytics.Dimension) ([]analytics.BreakdownRow, error) {
+	if by == analytics.DimFailureReason {
+		return s.failureReasons(ctx, orgID, from, to)
+	}
+	q, err := s.inScope(ctx, &requestRow{}, orgID, from, to)
+	if err != nil {
+		return nil, err
+	}
+	expr, ok := groupExpr[by]
+	if !ok {
+		return nil, fmt.Errorf("%w: %q", analytics.ErrInvalidDimension, by)
+	}
+	var aggs []aggregateRow
+	if err := q().Select(expr + " AS k, " + requestAggregates).Group(expr).Scan(&aggs).Error; err != nil {
+		return nil, fmt.Errorf("sqlstore: breakdown by %s: %w", by, err)
+	}
+	out := make([]analytics.BreakdownRow, 0, len(aggs))
+	for _, a := range aggs {
+		r := a.row()
+		if by == analytics.DimDay {
+			d, err := strconv.ParseInt(r.Key, 10, 64)
+			if err != nil {
+				return nil, fmt.Errorf("sqlstore: day key %q: %w", r.Key, err)
+			}
+			r.Key = analytics.DayKey(d)
+		}
+		out = append(out, r)
+	}
+	analytics.SortBreakdown(out, by)
+	return out, nil
+}
+
+// failureReasons groups the organisation's attempts that carry a reason.
+func (s *Store) failureReasons(ctx context.Context, orgID string, from, to time.Time) ([]analytics.BreakdownRow, error) {
+	q, err := s.inScope(ctx, &attemptRow{}, orgID, from, to)
+	if err != nil {
+		return nil, err
+	}
+	var aggs []aggregateRow
+	err = q().Where("reason <> ''").
+		Select("reason AS k, COUNT(*) AS attempts, COUNT(DISTINCT request_id) AS requests, " + sumOf("cost_micros") + " AS cost_micros").
+		Group("reason").Scan(&aggs).Error
+	if err != nil {
+		return nil, fmt.Errorf("sqlstore: failure reasons: %w", err)
+	}
+	out := make([]analytics.BreakdownRow, 0, len(aggs))
+	for _, a := range aggs {
+		out = append(out, analytics.BreakdownRow{Key: a.K, Attempts: a.Attempts, Requests: a.Requests, CostMicros: a.CostMicros})
+	}
+	analytics.SortBreakdown(out, analytics.DimFailureReason)
+	return out, nil
+}
