@@ -19,10 +19,11 @@ var blockedPrefixes = []netip.Prefix{
 	netip.MustParsePrefix("198.51.100.0/24"), // documentation
 	netip.MustParsePrefix("203.0.113.0/24"),  // documentation
 	netip.MustParsePrefix("240.0.0.0/4"),     // reserved, broadcast
-	netip.MustParsePrefix("64:ff9b::/96"),    // NAT64 (checked on the embedded IPv4 too)
 	netip.MustParsePrefix("64:ff9b:1::/48"),  // local-use NAT64
 	netip.MustParsePrefix("2001:db8::/32"),   // documentation
 }
+
+var nat64 = netip.MustParsePrefix("64:ff9b::/96")
 
 // Allowed reports whether a is a public unicast address a tenant-defined
 // endpoint may be reached at.
@@ -37,7 +38,8 @@ func Allowed(a netip.Addr) bool {
 			return false
 		}
 	}
-	if a.Is6() && netip.MustParsePrefix("64:ff9b::/96").Contains(a) {
+	// NAT64 addresses are judged by the IPv4 address they embed.
+	if a.Is6() && nat64.Contains(a) {
 		b := a.As16()
 		return Allowed(netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]}))
 	}
