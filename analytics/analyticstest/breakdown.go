@@ -71,6 +71,7 @@ func (s *Store) failureReasons(orgID string, from, to time.Time) ([]analytics.Br
 	if err != nil {
 		return nil, err
 	}
+	orgID = analytics.CleanText(orgID)
 	groups := map[string]*analytics.BreakdownRow{}
 	reqs := map[string]map[string]bool{}
 	for _, a := range s.Attempts() {

@@ -24,6 +24,7 @@ func RunContract(t *testing.T, newStore NewStoreFunc) {
 	}{
 		{"RoundTripEveryField", testRoundTrip},
 		{"InsertsAreIdempotent", testIdempotent},
+		{"HostileText", testHostileText},
 		{"ListNewestFirstWithPaging", testListPaging},
 		{"ListFilters", testListFilters},
 		{"PagingThroughTies", testPagingTies},

@@ -114,3 +114,35 @@ func testIdempotent(t *testing.T, s analytics.Store, r analytics.Reader) {
 		t.Errorf("failure reasons after replays: %+v", fr)
 	}
 }
+
+// testHostileText stores text Postgres would refuse (NUL, invalid UTF-8):
+// every store keeps the cleaned row, and lookups with the raw text find it.
+func testHostileText(t *testing.T, s analytics.Store, r analytics.Reader) {
+	c := ctx(t)
+	q := fullRequest()
+	q.OrgID, q.EventID, q.RequestID = "org-h", "rh-1", "req-\xff"
+	q.User, q.Session, q.Decision = "a\x00b\xffc", "\x00", "ok \u2713 \xc3\x28"
+	a := fullAttempt()
+	a.OrgID, a.EventID, a.RequestID, a.BundleRevision = "org-h", "ah-1", "req-\xff", "r\x00\xfe"
+	if err := s.InsertRequests(c, []analytics.Request{q}); err != nil {
+		t.Fatalf("InsertRequests: %v", err)
+	}
+	if err := s.InsertAttempts(c, []analytics.Attempt{a}); err != nil {
+		t.Fatalf("InsertAttempts: %v", err)
+	}
+	want := normReq(q.Clean())
+	if want.User != "ab\uFFFDc" || want.Session != "" || want.RequestID != "req-\uFFFD" {
+		t.Fatalf("CleanText: user %q, session %q, request id %q", want.User, want.Session, want.RequestID)
+	}
+	got := listAll(t, r, "org-h", analytics.RequestFilter{User: q.User}, 10)
+	if len(got) != 1 || got[0] != want {
+		t.Fatalf("list by the raw user: %+v, want %+v", got, want)
+	}
+	tl, err := r.Timeline(c, "org-h", q.RequestID)
+	if err != nil {
+		t.Fatalf("Timeline by the raw request id: %v", err)
+	}
+	if tl.Request == nil || *tl.Request != want || len(tl.Attempts) != 1 || tl.Attempts[0] != normAtt(a.Clean()) {
+		t.Errorf("timeline: %+v", tl)
+	}
+}

@@ -15,6 +15,7 @@ func (s *Store) ListRequests(_ context.Context, orgID string, f analytics.Reques
 	if err := analytics.CheckOrg(orgID); err != nil {
 		return analytics.RequestPage{}, err
 	}
+	orgID, f = analytics.CleanText(orgID), f.Clean()
 	fromMs, toMs, err := analytics.RangeMillis(f.From, f.To)
 	if err != nil {
 		return analytics.RequestPage{}, err
@@ -70,6 +71,7 @@ func (s *Store) Timeline(_ context.Context, orgID, requestID string) (analytics.
 	if err := analytics.CheckOrg(orgID); err != nil {
 		return analytics.RequestTimeline{}, err
 	}
+	orgID, requestID = analytics.CleanText(orgID), analytics.CleanText(requestID)
 	var tl analytics.RequestTimeline
 	for _, r := range s.Requests() {
 		if r.OrgID == orgID && r.RequestID == requestID {
@@ -97,6 +99,7 @@ func (s *Store) inRange(orgID string, from, to time.Time) ([]analytics.Request, 
 	if err := analytics.CheckOrg(orgID); err != nil {
 		return nil, err
 	}
+	orgID = analytics.CleanText(orgID)
 	fromMs, toMs, err := analytics.RangeMillis(from, to)
 	if err != nil {
 		return nil, err

@@ -10,7 +10,8 @@ import (
 
 // Store is an in-memory analytics.Store and analytics.Reader. Like the real
 // stores it ignores rows whose EventID it already holds and keeps times at
-// millisecond precision in UTC. Its zero value is not usable; call NewStore.
+// millisecond precision in UTC, and stores rows cleaned (Attempt.Clean,
+// Request.Clean). Its zero value is not usable; call NewStore.
 type Store struct {
 	mu       sync.Mutex
 	attempts []analytics.Attempt
@@ -108,6 +109,7 @@ func (s *Store) InsertAttempts(ctx context.Context, rows []analytics.Attempt) er
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, a := range rows {
+		a = a.Clean()
 		if s.seen["a:"+a.EventID] {
 			s.dups++
 			continue
@@ -127,6 +129,7 @@ func (s *Store) InsertRequests(ctx context.Context, rows []analytics.Request) er
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, r := range rows {
+		r = r.Clean()
 		if s.seen["r:"+r.EventID] {
 			s.dups++
 			continue

@@ -55,7 +55,7 @@ func scope(orgID string, from, to time.Time) (*where, error) {
 		return nil, err
 	}
 	w := &where{}
-	w.add("org_id = ?", orgID)
+	w.add("org_id = ?", analytics.CleanText(orgID))
 	w.timeRange(fromMs, toMs)
 	return w, nil
 }

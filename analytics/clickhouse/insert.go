@@ -34,6 +34,7 @@ func (s *Store) InsertAttempts(ctx context.Context, rows []analytics.Attempt) er
 		return fmt.Errorf("clickhouse: prepare attempts: %w", err)
 	}
 	for _, a := range rows {
+		a = a.Clean()
 		t := analytics.Millis(a.Time)
 		if err := b.Append(a.EventID, t, t.UnixMilli(), a.OrgID, a.KeyID, a.RequestID, a.OperationID, a.Purpose,
 			a.PolicyID, a.BundleID, a.BundleRevision, int32(a.AttemptIndex), a.Model, a.Provider, a.Upstream,
@@ -59,6 +60,7 @@ func (s *Store) InsertRequests(ctx context.Context, rows []analytics.Request) er
 		return fmt.Errorf("clickhouse: prepare requests: %w", err)
 	}
 	for _, r := range rows {
+		r = r.Clean()
 		t := analytics.Millis(r.Time)
 		if err := b.Append(r.EventID, t, t.UnixMilli(), r.RequestID, r.OrgID, r.KeyID, r.User, r.Session, r.Format,
 			r.RequestedModel, r.ServedModel, r.Provider, r.RouteKind, r.Decision, u8(r.CacheHit), u8(r.Stream),

@@ -24,6 +24,7 @@ func (s *Store) ListRequests(ctx context.Context, orgID string, f analytics.Requ
 	if err := analytics.CheckOrg(orgID); err != nil {
 		return analytics.RequestPage{}, err
 	}
+	orgID, f = analytics.CleanText(orgID), f.Clean()
 	fromMs, toMs, err := analytics.RangeMillis(f.From, f.To)
 	if err != nil {
 		return analytics.RequestPage{}, err
@@ -83,6 +84,7 @@ func (s *Store) Timeline(ctx context.Context, orgID, requestID string) (analytic
 	if err := analytics.CheckOrg(orgID); err != nil {
 		return analytics.RequestTimeline{}, err
 	}
+	orgID, requestID = analytics.CleanText(orgID), analytics.CleanText(requestID)
 	var tl analytics.RequestTimeline
 	reqs, err := s.queryRequests(ctx, "SELECT "+requestSelect+
 		" FROM requests FINAL WHERE org_id = ? AND request_id = ? ORDER BY time_ms DESC, event_id DESC LIMIT 1",

@@ -12,7 +12,7 @@ import (
 
 // scoped narrows a query to the organisation's rows in [fromMs, toMs).
 func scoped(q *gorm.DB, orgID string, fromMs, toMs int64) *gorm.DB {
-	q = q.Where("org_id = ?", orgID)
+	q = q.Where("org_id = ?", analytics.CleanText(orgID))
 	if fromMs > 0 {
 		q = q.Where("time_ms >= ?", fromMs)
 	}
@@ -27,6 +27,7 @@ func (s *Store) ListRequests(ctx context.Context, orgID string, f analytics.Requ
 	if err := analytics.CheckOrg(orgID); err != nil {
 		return analytics.RequestPage{}, err
 	}
+	orgID, f = analytics.CleanText(orgID), f.Clean()
 	fromMs, toMs, err := analytics.RangeMillis(f.From, f.To)
 	if err != nil {
 		return analytics.RequestPage{}, err
@@ -86,6 +87,7 @@ func (s *Store) Timeline(ctx context.Context, orgID, requestID string) (analytic
 	if err := analytics.CheckOrg(orgID); err != nil {
 		return analytics.RequestTimeline{}, err
 	}
+	orgID, requestID = analytics.CleanText(orgID), analytics.CleanText(requestID)
 	var tl analytics.RequestTimeline
 	var reqs []requestRow
 	err := s.db.WithContext(ctx).Where("org_id = ? AND request_id = ?", orgID, requestID).

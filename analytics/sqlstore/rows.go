@@ -77,6 +77,7 @@ type requestRow struct {
 func (requestRow) TableName() string { return "requests" }
 
 func fromAttempt(a analytics.Attempt) attemptRow {
+	a = a.Clean()
 	t := analytics.Millis(a.Time)
 	return attemptRow{
 		EventID: a.EventID, Time: t, TimeMs: t.UnixMilli(), OrgID: a.OrgID, KeyID: a.KeyID, RequestID: a.RequestID,
@@ -102,6 +103,7 @@ func (r attemptRow) attempt() analytics.Attempt {
 }
 
 func fromRequest(q analytics.Request) requestRow {
+	q = q.Clean()
 	t := analytics.Millis(q.Time)
 	return requestRow{
 		EventID: q.EventID, Time: t, TimeMs: t.UnixMilli(), RequestID: q.RequestID, OrgID: q.OrgID, KeyID: q.KeyID,
