@@ -13,11 +13,12 @@ import (
 	"github.com/heddle-gw/heddle/dispatch"
 	"github.com/heddle-gw/heddle/dispatch/dispatchtest"
 	"github.com/heddle-gw/heddle/llm"
+	"github.com/heddle-gw/heddle/llm/openaichat"
 )
 
 // eventsCodec decodes a body of JSON lines, one canonical event per line; it
 // is how these tests script exact event sequences, including error events.
-type eventsCodec struct{ dispatchtest.ChatCodec }
+type eventsCodec struct{ *openaichat.Codec }
 
 func (eventsCodec) NewStreamDecoder(r io.Reader) llm.StreamDecoder {
 	return &lineDecoder{s: bufio.NewScanner(r)}
@@ -133,7 +134,7 @@ func TestCommitGate(t *testing.T) {
 			h.exec = dispatch.NewExecutor(dispatch.Config{}, dispatch.Deps{
 				Providers:   map[string]dispatch.Provider{"openai": &linesProvider{bodies: tc.bodies}},
 				Credentials: h.creds, Sink: h.sink, Clock: h.clock,
-				Codecs: map[llm.Format]llm.Codec{llm.FormatChat: eventsCodec{}},
+				Codecs: map[llm.Format]llm.Codec{llm.FormatChat: eventsCodec{openaichat.New()}},
 			})
 			rec := &dispatchtest.Recorder{FailAfter: tc.failAfter}
 			res, err := h.exec.Run(context.Background(), h.meta, h.plan("a", "b"), chatOp(true), rec)

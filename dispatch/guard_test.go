@@ -10,10 +10,11 @@ import (
 	"github.com/heddle-gw/heddle/dispatch"
 	"github.com/heddle-gw/heddle/dispatch/dispatchtest"
 	"github.com/heddle-gw/heddle/llm"
+	"github.com/heddle-gw/heddle/llm/openaichat"
 )
 
 // staleCodec forgets to replace the model on the fast path.
-type staleCodec struct{ dispatchtest.ChatCodec }
+type staleCodec struct{ *openaichat.Codec }
 
 func (staleCodec) SetModel(body []byte, _ string) ([]byte, error) { return body, nil }
 
@@ -25,9 +26,9 @@ func TestTargetGuard(t *testing.T) {
 		codec llm.Codec
 		model dispatch.ModelOfFunc
 	}{
-		{"fast path leaves the caller's model", staleCodec{}, nil},
-		{"model reader sees another model", dispatchtest.ChatCodec{}, func([]byte) (string, error) { return "other", nil }},
-		{"model reader fails", dispatchtest.ChatCodec{}, func([]byte) (string, error) { return "", errors.New("no model") }},
+		{"fast path leaves the caller's model", staleCodec{openaichat.New()}, nil},
+		{"model reader sees another model", openaichat.New(), func([]byte) (string, error) { return "other", nil }},
+		{"model reader fails", openaichat.New(), func([]byte) (string, error) { return "", errors.New("no model") }},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

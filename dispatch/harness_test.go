@@ -12,6 +12,8 @@ import (
 	"github.com/heddle-gw/heddle/dispatch/dispatchtest"
 	"github.com/heddle-gw/heddle/dispatch/provider/openai"
 	"github.com/heddle-gw/heddle/llm"
+	"github.com/heddle-gw/heddle/llm/anthropic"
+	"github.com/heddle-gw/heddle/llm/openaichat"
 )
 
 // testTimeout is the first-byte and idle timeout of executor tests: long
@@ -80,7 +82,8 @@ func newHarness(t *testing.T, cfg dispatch.Config, upstreams ...string) *harness
 	h.exec = dispatch.NewExecutor(cfg, dispatch.Deps{
 		Providers:   map[string]dispatch.Provider{"openai": openai.New(openai.Config{}, nil)},
 		Credentials: h.creds,
-		Codecs:      map[llm.Format]llm.Codec{llm.FormatChat: dispatchtest.ChatCodec{}},
+		Codecs:      codecs(),
+		ModelOf:     modelOf(),
 		Sink:        h.sink,
 		Pricer:      pricer{},
 		Clock:       h.clock,
@@ -216,3 +219,13 @@ func (h *harness) calls() []string {
 func isErr(err, target error) bool { return errors.Is(err, target) }
 
 func openaiProvider() dispatch.Provider { return openai.New(openai.Config{}, nil) }
+
+// codecs are the real wire codecs the executor decodes upstream answers with.
+func codecs() map[llm.Format]llm.Codec {
+	return map[llm.Format]llm.Codec{llm.FormatChat: openaichat.New(), llm.FormatAnthropic: anthropic.New()}
+}
+
+// modelOf are the codecs' model readers for the target guard.
+func modelOf() map[llm.Format]dispatch.ModelOfFunc {
+	return map[llm.Format]dispatch.ModelOfFunc{llm.FormatChat: openaichat.ModelOf, llm.FormatAnthropic: anthropic.ModelOf}
+}

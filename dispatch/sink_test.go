@@ -9,7 +9,6 @@ import (
 
 	"github.com/heddle-gw/heddle/dispatch"
 	"github.com/heddle-gw/heddle/dispatch/dispatchtest"
-	"github.com/heddle-gw/heddle/llm"
 )
 
 func TestAsyncSinkForwardsInOrderAndDrains(t *testing.T) {
@@ -69,7 +68,7 @@ func TestBlockingSinkDoesNotSlowRequests(t *testing.T) {
 		h := newHarness(t, dispatch.Config{}, "a")
 		h.exec = dispatch.NewExecutor(dispatch.Config{}, dispatch.Deps{
 			Providers: map[string]dispatch.Provider{"openai": openaiProvider()}, Credentials: h.creds,
-			Codecs: map[llm.Format]llm.Codec{llm.FormatChat: dispatchtest.ChatCodec{}}, Sink: sink,
+			Codecs: codecs(), Sink: sink,
 		})
 		out := make([]time.Duration, n)
 		for i := range out {

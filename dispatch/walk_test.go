@@ -9,7 +9,6 @@ import (
 
 	"github.com/heddle-gw/heddle/dispatch"
 	"github.com/heddle-gw/heddle/dispatch/dispatchtest"
-	"github.com/heddle-gw/heddle/llm"
 )
 
 // TestWalkRules covers the walk's budgets and flags beyond single faults.
@@ -184,7 +183,7 @@ func TestBackoffBounds(t *testing.T) {
 		h := newHarness(t, dispatch.Config{}, "a")
 		h.exec = dispatch.NewExecutor(dispatch.Config{}, dispatch.Deps{
 			Providers: map[string]dispatch.Provider{"openai": openaiProvider()}, Credentials: h.creds,
-			Codecs: map[llm.Format]llm.Codec{llm.FormatChat: dispatchtest.ChatCodec{}},
+			Codecs: codecs(),
 			Clock:  h.clock, Rand: dispatchtest.Rand(tc.rand),
 		})
 		h.ups["a"].Script("", dispatchtest.Status(500), dispatchtest.Status(500))
