@@ -1,6 +1,7 @@
 package gemini
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
 	"strings"
@@ -111,7 +112,7 @@ func decodeDecl(raw json.RawMessage, path string) (llm.Tool, error) {
 		if firstByte(js) != '{' {
 			return llm.Tool{}, badRequest(path+".parametersJsonSchema", "must be a JSON Schema object")
 		}
-		tool.Parameters = append(json.RawMessage(nil), js...)
+		tool.Parameters = compact(js)
 	} else if !isNull(d.Parameters) {
 		if firstByte(d.Parameters) != '{' {
 			return llm.Tool{}, badRequest(path+".parameters", "must be a schema object")
@@ -168,7 +169,7 @@ func decodeGenConfig(gc *wireGenConfig, req *llm.Request) error {
 	if strings.EqualFold(or(gc.ResponseMimeType, gc.ResponseMimeTypeS), "application/json") {
 		rf := &llm.ResponseFormat{Type: "json_object"}
 		if js := orRaw(gc.ResponseJSONSchema, gc.ResponseJSONSchemaS); !isNull(js) {
-			rf.Type, rf.Schema = "json_schema", append(json.RawMessage(nil), js...)
+			rf.Type, rf.Schema = "json_schema", compact(js)
 		} else if s := orRaw(gc.ResponseSchema, gc.ResponseSchemaS); !isNull(s) {
 			schema, err := openAPISchema(s)
 			if err != nil {
@@ -204,4 +205,13 @@ func decodeThinking(tc *wireThinking) *llm.Thinking {
 		}
 	}
 	return th
+}
+
+// compact copies valid JSON without insignificant space.
+func compact(raw json.RawMessage) json.RawMessage {
+	var buf bytes.Buffer
+	if json.Compact(&buf, raw) != nil {
+		return append(json.RawMessage(nil), raw...)
+	}
+	return buf.Bytes()
 }
