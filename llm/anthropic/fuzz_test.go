@@ -1,0 +1,128 @@
+package anthropic
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/heddle-gw/heddle/llm"
+	"github.com/heddle-gw/heddle/llm/openaichat"
+)
+
+func addFiles(f *testing.F, pattern string) {
+	files, err := filepath.Glob(pattern)
+	if err != nil || len(files) == 0 {
+		f.Fatalf("no seed files match %s", pattern)
+	}
+	for _, name := range files {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+}
+
+// FuzzDecodeRequest checks that no body panics the decoder and that what it
+// accepts encodes (to this format and to Chat Completions) and decodes again.
+func FuzzDecodeRequest(f *testing.F) {
+	addFiles(f, "testdata/requests/*.json")
+	f.Add([]byte(`{"model":"m","max_tokens":1,"messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":[{"type":"image","source":{"type":"url","url":"data:x"}}]}]}]}`))
+	f.Add([]byte(`{"model":"m","max_tokens":1,"messages":[],"thinking":{"type":"enabled","budget_tokens":-5}}`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		c := New()
+		req, err := c.DecodeRequest(body)
+		if err != nil {
+			return
+		}
+		enc, err := c.EncodeRequest(req)
+		if err != nil {
+			t.Fatalf("EncodeRequest of a decoded request: %v", err)
+		}
+		if _, err := c.DecodeRequest(enc); err != nil {
+			t.Fatalf("re-decode: %v\n%s", err, enc)
+		}
+		if _, err := openaichat.New().EncodeRequest(req); err != nil {
+			t.Fatalf("Chat Completions encoding: %v", err)
+		}
+		if _, err := c.SetModel(body, "x"); err != nil {
+			t.Fatalf("SetModel of a decodable body: %v", err)
+		}
+	})
+}
+
+// FuzzDecodeResponse checks that no body panics the response decoder and
+// that what it accepts encodes again.
+func FuzzDecodeResponse(f *testing.F) {
+	addFiles(f, "testdata/responses/*.json")
+	f.Fuzz(func(t *testing.T, body []byte) {
+		c := New()
+		r, err := c.DecodeResponse(body)
+		if err != nil {
+			return
+		}
+		enc, err := c.EncodeResponse(r)
+		if err != nil {
+			t.Fatalf("EncodeResponse: %v", err)
+		}
+		if _, err := c.DecodeResponse(enc); err != nil {
+			t.Fatalf("re-decode: %v\n%s", err, enc)
+		}
+	})
+}
+
+// FuzzStreamDecoder checks that no stream panics the decoder, and that the
+// events it emits can be written by both stream encoders.
+func FuzzStreamDecoder(f *testing.F) {
+	addFiles(f, "testdata/streams/*.sse")
+	f.Fuzz(func(t *testing.T, stream []byte) {
+		d := New().NewStreamDecoder(bytes.NewReader(stream))
+		var own, chat bytes.Buffer
+		encoders := []llm.StreamEncoder{New().NewStreamEncoder(&own), openaichat.New().NewUsageStreamEncoder(&chat, true)}
+		for range 10000 {
+			e, err := d.Next()
+			if err != nil {
+				return
+			}
+			for _, enc := range encoders {
+				if err := enc.Encode(e); err != nil {
+					t.Fatalf("Encode(%+v): %v", e, err)
+				}
+			}
+		}
+		t.Fatal("decoder did not end")
+	})
+}
+
+// FuzzSetModel checks that SetModel never panics and, when it accepts a
+// body, changes nothing but the top-level model.
+func FuzzSetModel(f *testing.F) {
+	addFiles(f, "testdata/requests/*.json")
+	f.Add([]byte(`{"mo\u0064el":"a","model":"b"}`))
+	f.Add([]byte(` {} `))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		out, err := setModel(body, "fuzz-model")
+		if err != nil {
+			return
+		}
+		if !json.Valid(out) {
+			t.Fatalf("result is not JSON: %s", out)
+		}
+		if m, err := ModelOf(out); err != nil || m != "fuzz-model" {
+			t.Fatalf("ModelOf(result) = %q, %v", m, err)
+		}
+		var before, after map[string]json.RawMessage
+		if json.Unmarshal(body, &before) != nil || json.Unmarshal(out, &after) != nil {
+			t.Fatal("body or result is not an object")
+		}
+		delete(before, "model")
+		delete(after, "model")
+		a, _ := json.Marshal(before)
+		b, _ := json.Marshal(after)
+		if !bytes.Equal(a, b) {
+			t.Fatalf("other members changed:\n%s\n%s", a, b)
+		}
+	})
+}

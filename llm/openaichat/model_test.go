@@ -1,0 +1,74 @@
+package openaichat
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/heddle-gw/heddle/llm"
+)
+
+func TestSetModel(t *testing.T) {
+	tests := []struct {
+		name, body, model, want string
+	}{
+		{"simple", `{"model":"a","max_tokens":1}`, "b", `{"model":"b","max_tokens":1}`},
+		{
+			"unknown fields, spacing and order survive; nested models untouched",
+			"{\n  \"stream\": true,\n  \"model\" : \"claude-3\" ,\n  \"betas\": {\"model\": \"nested\"},\n  \"z\": [1, {\"model\":\"n\"}, \"\\\"model\\\"\"],\n  \"x-new-beta\": {\"a\": [true, null, 1.5e3]}\n}\n",
+			"claude-haiku-4-5",
+			"{\n  \"stream\": true,\n  \"model\" : \"claude-haiku-4-5\" ,\n  \"betas\": {\"model\": \"nested\"},\n  \"z\": [1, {\"model\":\"n\"}, \"\\\"model\\\"\"],\n  \"x-new-beta\": {\"a\": [true, null, 1.5e3]}\n}\n",
+		},
+		{"escaped key", `{"mo\u0064el":"a","k":"v"}`, "b", `{"mo\u0064el":"b","k":"v"}`},
+		{"duplicates all replaced", `{"model":"a","x":{},"model":"c"}`, "b", `{"model":"b","x":{},"model":"b"}`},
+		{"non-string value replaced", `{"model":null}`, "b", `{"model":"b"}`},
+		{"value needing escapes", `{"model":"a"}`, `x"y<z>\`, `{"model":"x\"y<z>\\"}`},
+		{"string value mentioning model", `{"system":"\"model\": 1","model":"a"}`, "b", `{"system":"\"model\": 1","model":"b"}`},
+		{"missing model is added first", `{"max_tokens":1}`, "b", `{"model":"b","max_tokens":1}`},
+		{"empty object", ` { } `, "b", ` {"model":"b" } `},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := New().SetModel([]byte(tt.body), tt.model)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != tt.want {
+				t.Errorf("SetModel =\n%s\nwant\n%s", got, tt.want)
+			}
+			if m, err := ModelOf(got); err != nil || m != tt.model {
+				t.Errorf("ModelOf(result) = %q, %v; want %q", m, err, tt.model)
+			}
+		})
+	}
+}
+
+func TestSetModelErrors(t *testing.T) {
+	for _, body := range []string{``, `{`, `[]`, `"model"`, `{"model":"a"} x`, `{"model":"a",}`} {
+		_, err := New().SetModel([]byte(body), "b")
+		var bad *llm.BadRequestError
+		if !errors.As(err, &bad) {
+			t.Errorf("SetModel(%q) err = %v, want *llm.BadRequestError", body, err)
+		}
+	}
+}
+
+func TestModelOf(t *testing.T) {
+	tests := []struct {
+		body, want string
+		err        bool
+	}{
+		{`{"model":"claude-sonnet-4-5","messages":[]}`, "claude-sonnet-4-5", false},
+		{`{"messages":[{"model":"x"}]}`, "", false},
+		{`{"model":"a","model":"b"}`, "b", false},
+		{`{"model":"caf\u00e9"}`, "café", false},
+		{`{"model":1}`, "", true},
+		{`not json`, "", true},
+		{`[{"model":"a"}]`, "", true},
+	}
+	for _, tt := range tests {
+		got, err := ModelOf([]byte(tt.body))
+		if got != tt.want || (err != nil) != tt.err {
+			t.Errorf("ModelOf(%s) = %q, %v; want %q, error %v", tt.body, got, err, tt.want, tt.err)
+		}
+	}
+}
