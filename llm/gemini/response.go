@@ -138,6 +138,9 @@ func responsePart(p llm.Part) (outPart, bool) {
 		}
 		return outPart{Text: strp(p.Text), Thought: true, ThoughtSignature: sig}, true
 	case llm.PartToolCall:
+		if p.Name == "" {
+			return outPart{}, false
+		}
 		args, err := argsObject(p.Arguments)
 		if err != nil {
 			args = json.RawMessage("{}")

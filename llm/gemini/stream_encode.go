@@ -125,8 +125,8 @@ func (b *encBlock) takeSignature() string {
 func (s *streamEncoder) closeBlock(idx int) {
 	b := s.blocks[idx]
 	delete(s.blocks, idx)
-	if b == nil || b.kind != llm.PartToolCall {
-		return
+	if b == nil || b.kind != llm.PartToolCall || b.name == "" {
+		return // a call without a name cannot be sent
 	}
 	args, err := argsObject(b.args.String())
 	if err != nil {
