@@ -17,9 +17,9 @@ import (
 // Defaults of the train and eval commands, chosen by cross-validation on the
 // RouterBench training split only (see routing/testdata/README.md).
 const (
-	DefaultK         = 24
+	DefaultK         = 64
 	DefaultRestarts  = 5
-	DefaultShrinkage = 5.0
+	DefaultShrinkage = 20.0
 )
 
 // EmbedderOpener opens a non-built-in embedder from a spec such as
