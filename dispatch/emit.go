@@ -1,6 +1,7 @@
 package dispatch
 
 import (
+	"log/slog"
 	"time"
 
 	"github.com/google/uuid"
@@ -78,6 +79,14 @@ func (w *walk) failed(t Target, credID string, a *attempt, latency time.Duration
 		w.res.TTFB = a.ttfb
 	}
 	w.emit(t, credID, outcome, a.fail.reason, a, latency)
+	level := slog.LevelDebug
+	if a.fail.reason == ReasonCommitted {
+		level = slog.LevelWarn
+	}
+	// Only the closed vocabulary and ids: never bodies, prompts or secrets.
+	w.e.log.Log(w.ctx, level, "dispatch attempt failed", "request_id", w.meta.RequestID,
+		"operation_id", w.meta.OperationID, "attempt", w.seq-1, "provider", t.Provider, "upstream", t.Upstream,
+		"reason", string(a.fail.reason), "status", a.status, "latency_ms", latency.Milliseconds())
 }
 
 // served records the attempt that served and fills the result.

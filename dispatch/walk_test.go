@@ -1,9 +1,12 @@
 package dispatch_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"log/slog"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -218,5 +221,36 @@ func TestCanceledWalk(t *testing.T) {
 	}
 	if code, _ := dispatch.ErrorCode(err); code != "dispatch.canceled" {
 		t.Errorf("code %q", code)
+	}
+}
+
+// TestLogsCarryNoSecrets: failed attempts are logged with the closed
+// vocabulary only: no credential, prompt text or upstream message.
+func TestLogsCarryNoSecrets(t *testing.T) {
+	var buf bytes.Buffer
+	h := newHarness(t, dispatch.Config{}, "a", "b")
+	h.exec = dispatch.NewExecutor(dispatch.Config{}, dispatch.Deps{
+		Providers: map[string]dispatch.Provider{"openai": openaiProvider()}, Credentials: h.creds,
+		Codecs: codecs(), Clock: h.clock, Rand: dispatchtest.Rand(0),
+		Logger: slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug})),
+	})
+	h.ups["a"].Script("", dispatchtest.Step{Status: 503, Message: "upstream-secret-message"})
+	h.ups["b"].Script("", dispatchtest.CutAfter(2))
+	op := chatOp(true)
+	op.RawBody = bytes.Replace(op.RawBody, []byte(`"hi"`), []byte(`"PROMPT-TEXT-123"`), 1)
+	_, err := h.exec.Run(context.Background(), h.meta, h.plan("a", "b"), op, &dispatchtest.Recorder{})
+	if !errors.Is(err, dispatch.ErrCommitted) {
+		t.Fatalf("err %v", err)
+	}
+	logs := buf.String()
+	for _, secret := range []string{"sk-test-secret", "PROMPT-TEXT-123", "upstream-secret-message", "Hello"} {
+		if strings.Contains(logs, secret) {
+			t.Errorf("logs contain %q: %s", secret, logs)
+		}
+	}
+	for _, want := range []string{`"reason":"upstream_5xx"`, `"reason":"committed"`, `"level":"WARN"`, `"request_id":"req-1"`} {
+		if !strings.Contains(logs, want) {
+			t.Errorf("logs lack %s: %s", want, logs)
+		}
 	}
 }
