@@ -36,7 +36,7 @@ func TestBreaker(t *testing.T) {
 			events: []string{"a:failed:upstream_5xx", "b:served:"}, served: "b"}, // failed probe
 		{events: []string{"a:skipped:circuit_open", "b:served:"}, served: "b"},
 		{advance: 31 * time.Second, events: []string{"a:served:"}, served: "a"}, // good probe
-		{events: []string{"a:served:"}, served: "a"},                           // closed again
+		{events: []string{"a:served:"}, served: "a"},                            // closed again
 	}
 	for i, r := range runs {
 		h.sink.Reset()
