@@ -1,6 +1,10 @@
 package analytics
 
-import "strings"
+import (
+	"fmt"
+	"math"
+	"strings"
+)
 
 // CleanText makes s storable in every store: invalid UTF-8 becomes U+FFFD
 // and NUL bytes are removed (Postgres text refuses both; the spill's JSON
@@ -42,3 +46,24 @@ func (f RequestFilter) Clean() RequestFilter {
 	}
 	return f
 }
+
+// Check reports, wrapping ErrRejected, a row no store can hold: an int
+// field beyond 32 bits (stores keep indexes, statuses and counts as 32-bit
+// integers). Stores call it before inserting.
+func (a Attempt) Check() error {
+	if !fits32(a.AttemptIndex) || !fits32(a.Status) {
+		return fmt.Errorf("%w: attempt %s: attempt index or status out of range", ErrRejected, a.EventID)
+	}
+	return nil
+}
+
+// Check reports, wrapping ErrRejected, a row no store can hold (see
+// Attempt.Check).
+func (r Request) Check() error {
+	if !fits32(r.Attempts) || !fits32(r.Status) {
+		return fmt.Errorf("%w: request %s: attempts or status out of range", ErrRejected, r.EventID)
+	}
+	return nil
+}
+
+func fits32(v int) bool { return v >= math.MinInt32 && v <= math.MaxInt32 }

@@ -20,6 +20,11 @@ var (
 	ErrNotFound = errors.New("analytics: not found")
 	// ErrWriterStarted is returned by Writer.Start when called twice.
 	ErrWriterStarted = errors.New("analytics: writer already started")
+	// ErrRejected is wrapped by a Store's insert error when the rows
+	// themselves are invalid (a value out of range, say) and retrying cannot
+	// help. The Writer then inserts the batch row by row and drops, counting
+	// them, only the rows still rejected.
+	ErrRejected = errors.New("analytics: rows rejected by the store")
 	// ErrSpill is wrapped by errors of the on-disk spill segments.
 	ErrSpill = errors.New("analytics: spill")
 )

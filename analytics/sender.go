@@ -2,6 +2,7 @@ package analytics
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"time"
@@ -76,28 +77,63 @@ func (w *Writer) send() {
 	}
 }
 
-// insert sends b to the store: attempts first, then requests. A panicking
-// store counts as a failed insert.
+// insert sends b to the store: attempts first, then requests. A batch the
+// store rejects as invalid is retried row by row so only the bad rows are
+// dropped. A panicking store counts as a failed insert.
 func (w *Writer) insert(b *batch) (err error) {
-	ctx, cancel := context.WithTimeout(w.insertCtx, w.cfg.InsertTimeout)
-	defer cancel()
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("analytics store panicked: %v", p)
 		}
 	}()
 	if len(b.Attempts) > 0 && !b.attemptsDone {
-		if err := w.store.InsertAttempts(ctx, b.Attempts); err != nil {
+		err := w.call(func(ctx context.Context) error { return w.store.InsertAttempts(ctx, b.Attempts) })
+		if errors.Is(err, ErrRejected) {
+			err = eachRow(w, b.Attempts, w.store.InsertAttempts)
+		} else if err == nil {
+			w.inserted.Add(int64(len(b.Attempts)))
+		}
+		if err != nil {
 			return fmt.Errorf("insert %d attempts: %w", len(b.Attempts), err)
 		}
 		b.attemptsDone = true
-		w.inserted.Add(int64(len(b.Attempts)))
 	}
 	if len(b.Requests) > 0 {
-		if err := w.store.InsertRequests(ctx, b.Requests); err != nil {
+		err := w.call(func(ctx context.Context) error { return w.store.InsertRequests(ctx, b.Requests) })
+		if errors.Is(err, ErrRejected) {
+			err = eachRow(w, b.Requests, w.store.InsertRequests)
+		} else if err == nil {
+			w.inserted.Add(int64(len(b.Requests)))
+		}
+		if err != nil {
 			return fmt.Errorf("insert %d requests: %w", len(b.Requests), err)
 		}
-		w.inserted.Add(int64(len(b.Requests)))
+	}
+	return nil
+}
+
+// call runs one store call bounded by InsertTimeout.
+func (w *Writer) call(fn func(ctx context.Context) error) error {
+	ctx, cancel := context.WithTimeout(w.insertCtx, w.cfg.InsertTimeout)
+	defer cancel()
+	return fn(ctx)
+}
+
+// eachRow inserts rows one at a time, dropping (and counting) those the
+// store rejects; any other error stops it (the rows already inserted are
+// ignored as duplicates on the retry).
+func eachRow[T any](w *Writer, rows []T, insert func(context.Context, []T) error) error {
+	for i := range rows {
+		err := w.call(func(ctx context.Context) error { return insert(ctx, rows[i:i+1]) })
+		switch {
+		case err == nil:
+			w.inserted.Add(1)
+		case errors.Is(err, ErrRejected):
+			w.rejected.Add(1)
+			w.log.ErrorContext(w.insertCtx, "analytics row rejected by the store, dropped", "err", err)
+		default:
+			return err
+		}
 	}
 	return nil
 }

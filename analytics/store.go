@@ -9,7 +9,9 @@ import (
 // row whose EventID the store already holds is ignored, so a replayed batch
 // never double counts. They honour ctx (a slow store must give up when ctx is
 // done) and return an error only when the batch was not (fully) stored; the
-// caller may then retry the whole batch. Rows are not modified.
+// caller may then retry the whole batch, unless the error wraps ErrRejected
+// (the rows themselves are invalid). Rows are stored cleaned (Attempt.Clean,
+// Request.Clean) at millisecond precision.
 type Store interface {
 	InsertAttempts(ctx context.Context, rows []Attempt) error
 	InsertRequests(ctx context.Context, rows []Request) error

@@ -84,6 +84,7 @@ type Stats struct {
 	Dropped      int64 // rows lost: queue full, writer closed, spill refused
 	Inserted     int64 // rows the store accepted (a replayed row counts again)
 	Failures     int64 // failed insert calls
+	Rejected     int64 // rows the store refused as invalid (ErrRejected), dropped
 	Corrupt      int64 // spill records skipped: bad checksum or torn tail
 }
 
@@ -121,6 +122,7 @@ type Writer struct {
 	lost     atomic.Int64 // of dropped: rows the final close could not keep
 	inserted atomic.Int64
 	failures atomic.Int64
+	rejected atomic.Int64
 }
 
 type item struct {
@@ -262,6 +264,7 @@ func (w *Writer) Stats() Stats {
 		Dropped:  w.dropped.Load(),
 		Inserted: w.inserted.Load(),
 		Failures: w.failures.Load(),
+		Rejected: w.rejected.Load(),
 	}
 	if q := w.backlog.Load(); q != nil {
 		s.Queued += q.memRows.Load()

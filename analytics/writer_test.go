@@ -368,3 +368,20 @@ func TestWriterLifecycleErrors(t *testing.T) {
 		t.Errorf("Validate of zero config: %v", err)
 	}
 }
+
+func TestWriterDropsOnlyRejectedRows(t *testing.T) {
+	store := analyticstest.NewStore()
+	store.Reject("a000042", "r000007", "r000099")
+	dir := t.TempDir()
+	w := start(t, store, fastConfig(dir))
+	a, r := feed(w, 0, 120)
+	closeWriter(t, w, 5*time.Second)
+
+	keep := func(ids []string, drop ...string) []string {
+		return slices.DeleteFunc(slices.Clone(ids), func(id string) bool { return slices.Contains(drop, id) })
+	}
+	assertDelivered(t, store, keep(a, "a000042"), keep(r, "r000007", "r000099"))
+	if s := w.Stats(); s.Rejected != 3 || s.Inserted != 237 || s.Dropped != 0 || s.Segments != 0 {
+		t.Errorf("stats: %+v", s)
+	}
+}

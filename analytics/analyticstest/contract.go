@@ -25,6 +25,7 @@ func RunContract(t *testing.T, newStore NewStoreFunc) {
 		{"RoundTripEveryField", testRoundTrip},
 		{"InsertsAreIdempotent", testIdempotent},
 		{"HostileText", testHostileText},
+		{"RejectsInvalidRows", testRejectsInvalidRows},
 		{"ListNewestFirstWithPaging", testListPaging},
 		{"ListFilters", testListFilters},
 		{"PagingThroughTies", testPagingTies},

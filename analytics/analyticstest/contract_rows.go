@@ -1,6 +1,8 @@
 package analyticstest
 
 import (
+	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -144,5 +146,31 @@ func testHostileText(t *testing.T, s analytics.Store, r analytics.Reader) {
 	}
 	if tl.Request == nil || *tl.Request != want || len(tl.Attempts) != 1 || tl.Attempts[0] != normAtt(a.Clean()) {
 		t.Errorf("timeline: %+v", tl)
+	}
+}
+
+// testRejectsInvalidRows: a batch holding a row no store can hold fails with
+// ErrRejected and stores none of its rows; the valid rows alone go in.
+func testRejectsInvalidRows(t *testing.T, s analytics.Store, r analytics.Reader) {
+	c := ctx(t)
+	atts := OrgAAttempts()
+	bad := atts[0]
+	bad.EventID, bad.AttemptIndex = "bad-a", 1<<40
+	err := s.InsertAttempts(c, append(slices.Clone(atts[1:4]), bad))
+	wantErr(t, "attempt index beyond 32 bits", err, analytics.ErrRejected)
+	reqs := OrgARequests()
+	badReq := reqs[0]
+	badReq.EventID, badReq.Status = "bad-r", -1<<40
+	err = s.InsertRequests(c, append(slices.Clone(reqs[1:3]), badReq))
+	wantErr(t, "status beyond 32 bits", err, analytics.ErrRejected)
+
+	if _, err := r.Timeline(c, OrgA, "req-4"); !errors.Is(err, analytics.ErrNotFound) {
+		t.Errorf("rows of a rejected batch were stored: %v", err)
+	}
+	if page, err := r.ListRequests(c, OrgA, analytics.RequestFilter{}, "", 10); err != nil || len(page.Requests) != 0 {
+		t.Errorf("requests of a rejected batch were stored: %d, %v", len(page.Requests), err)
+	}
+	if err := s.InsertRequests(c, reqs[1:3]); err != nil {
+		t.Fatalf("valid rows alone: %v", err)
 	}
 }

@@ -2,6 +2,7 @@ package analyticstest
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"sync"
 
@@ -20,6 +21,7 @@ type Store struct {
 	calls    int
 	dups     int
 
+	reject  map[string]bool // event ids that make an insert fail with ErrRejected
 	fail    error
 	failN   int           // fail this many more calls with failErr; -1 = every call
 	blocked chan struct{} // non-nil: inserts wait until it is closed
@@ -50,6 +52,31 @@ func (s *Store) FailNext(n int, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.fail, s.failN = err, n
+}
+
+// Reject makes any insert holding one of the event ids fail with an error
+// wrapping analytics.ErrRejected, storing nothing, as a store refusing an
+// invalid row does.
+func (s *Store) Reject(eventIDs ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.reject == nil {
+		s.reject = map[string]bool{}
+	}
+	for _, id := range eventIDs {
+		s.reject[id] = true
+	}
+}
+
+func (s *Store) rejects(ids func(yield func(string) bool)) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for id := range ids {
+		if s.reject[id] {
+			return fmt.Errorf("%w: row %s is invalid", analytics.ErrRejected, id)
+		}
+	}
+	return nil
 }
 
 // Block makes inserts wait (until Unblock or their ctx is done, then failing
@@ -106,6 +133,20 @@ func (s *Store) InsertAttempts(ctx context.Context, rows []analytics.Attempt) er
 	if err := s.admit(ctx); err != nil {
 		return err
 	}
+	for _, a := range rows {
+		if err := a.Check(); err != nil {
+			return err
+		}
+	}
+	if err := s.rejects(func(yield func(string) bool) {
+		for _, a := range rows {
+			if !yield(a.EventID) {
+				return
+			}
+		}
+	}); err != nil {
+		return err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, a := range rows {
@@ -124,6 +165,20 @@ func (s *Store) InsertAttempts(ctx context.Context, rows []analytics.Attempt) er
 // InsertRequests implements analytics.Store.
 func (s *Store) InsertRequests(ctx context.Context, rows []analytics.Request) error {
 	if err := s.admit(ctx); err != nil {
+		return err
+	}
+	for _, r := range rows {
+		if err := r.Check(); err != nil {
+			return err
+		}
+	}
+	if err := s.rejects(func(yield func(string) bool) {
+		for _, r := range rows {
+			if !yield(r.EventID) {
+				return
+			}
+		}
+	}); err != nil {
 		return err
 	}
 	s.mu.Lock()

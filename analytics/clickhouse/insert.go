@@ -29,6 +29,11 @@ func (s *Store) InsertAttempts(ctx context.Context, rows []analytics.Attempt) er
 	if len(rows) == 0 {
 		return nil
 	}
+	for _, a := range rows {
+		if err := a.Check(); err != nil {
+			return fmt.Errorf("clickhouse: %w", err)
+		}
+	}
 	b, err := s.conn.PrepareBatch(ctx, "INSERT INTO attempts ("+attemptColumns+")")
 	if err != nil {
 		return fmt.Errorf("clickhouse: prepare attempts: %w", err)
@@ -54,6 +59,11 @@ func (s *Store) InsertAttempts(ctx context.Context, rows []analytics.Attempt) er
 func (s *Store) InsertRequests(ctx context.Context, rows []analytics.Request) error {
 	if len(rows) == 0 {
 		return nil
+	}
+	for _, r := range rows {
+		if err := r.Check(); err != nil {
+			return fmt.Errorf("clickhouse: %w", err)
+		}
 	}
 	b, err := s.conn.PrepareBatch(ctx, "INSERT INTO requests ("+requestColumns+")")
 	if err != nil {

@@ -36,6 +36,9 @@ func (s *Store) InsertAttempts(ctx context.Context, rows []analytics.Attempt) er
 	}
 	out := make([]attemptRow, len(rows))
 	for i, a := range rows {
+		if err := a.Check(); err != nil {
+			return fmt.Errorf("sqlstore: %w", err)
+		}
 		out[i] = fromAttempt(a)
 	}
 	err := s.db.WithContext(ctx).Clauses(clause.OnConflict{DoNothing: true}).CreateInBatches(out, insertChunk).Error
@@ -53,6 +56,9 @@ func (s *Store) InsertRequests(ctx context.Context, rows []analytics.Request) er
 	}
 	out := make([]requestRow, len(rows))
 	for i, r := range rows {
+		if err := r.Check(); err != nil {
+			return fmt.Errorf("sqlstore: %w", err)
+		}
 		out[i] = fromRequest(r)
 	}
 	err := s.db.WithContext(ctx).Clauses(clause.OnConflict{DoNothing: true}).CreateInBatches(out, insertChunk).Error
