@@ -22,6 +22,7 @@ func (c *Codec) EncodeRequest(r *llm.Request) ([]byte, error) {
 	if r.Stream {
 		out.StreamOptions = &inStreamOptions{IncludeUsage: true}
 	}
+	out.Messages = make([]outMessage, 0, len(r.System)+len(r.Messages))
 	for _, p := range r.System {
 		if p.Text != "" {
 			out.Messages = append(out.Messages, outMessage{Role: "system", Content: p.Text})
