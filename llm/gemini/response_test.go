@@ -94,7 +94,9 @@ func TestEncodeResponse(t *testing.T) {
 	}
 	for stop, reason := range map[llm.StopReason]string{llm.StopEnd: "STOP", llm.StopMaxTokens: "MAX_TOKENS", llm.StopRefusal: "SAFETY", llm.StopError: "OTHER", llm.StopSequence: "STOP"} {
 		body, _ := New().EncodeResponse(&llm.Response{StopReason: stop})
-		var got struct{ Candidates []struct{ FinishReason string } }
+		var got struct {
+			Candidates []struct{ FinishReason string }
+		}
 		if json.Unmarshal(body, &got) != nil || got.Candidates[0].FinishReason != reason {
 			t.Errorf("%s -> %s, want %s", stop, body, reason)
 		}
