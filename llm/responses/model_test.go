@@ -43,7 +43,7 @@ func TestSetModel(t *testing.T) {
 func TestModelOf(t *testing.T) {
 	tests := []struct {
 		body, want, field string
-		ok            bool
+		ok                bool
 	}{
 		{`{"input":{"model":"inner"},"model":"gpt-5"}`, "gpt-5", "", true},
 		{`{"model":"auto"}`, "auto", "", true},

@@ -190,8 +190,8 @@ func validateStream(out []byte) error {
 		}
 		var ev struct {
 			Type           string
-			SequenceNumber *int `json:"sequence_number"`
-			OutputIndex    *int `json:"output_index"`
+			SequenceNumber *int            `json:"sequence_number"`
+			OutputIndex    *int            `json:"output_index"`
 			ItemID         string          `json:"item_id"`
 			Item           json.RawMessage `json:"item"`
 			Delta, Text    string
