@@ -179,7 +179,7 @@ func TestEncodeRequestRules(t *testing.T) {
 			req: llm.Request{Model: "m", MaxTokens: 64, Thinking: &llm.Thinking{Enabled: true, BudgetTokens: 20000},
 				ToolChoice: &llm.ToolChoice{Mode: llm.ToolChoiceRequired}, ParallelToolCalls: &no, Stream: true,
 				ResponseFormat: &llm.ResponseFormat{Type: "json_schema", Schema: []byte(`{"type":"object"}`)},
-				Messages: []llm.Message{{Role: llm.RoleUser, Content: []llm.Part{{Type: llm.PartText, Text: "hi"}}}}},
+				Messages:       []llm.Message{{Role: llm.RoleUser, Content: []llm.Part{{Type: llm.PartText, Text: "hi"}}}}},
 			want: `{"model":"m","messages":[{"role":"user","content":"hi"}],"max_tokens":64,` +
 				`"response_format":{"type":"json_schema","json_schema":{"name":"response","schema":{"type":"object"}}},` +
 				`"reasoning_effort":"high","stream":true,"stream_options":{"include_usage":true}}`,
