@@ -104,7 +104,7 @@ func TestBreakerHalfOpenSingleProbe(t *testing.T) {
 			t.Error(err)
 		}
 	}()
-	time.Sleep(100 * time.Millisecond)
+	waitRequests(t, h.ups["a"], 2)
 	res, _, err := h.run(plan, false)
 	if err != nil || res.Served != h.target["b"] {
 		t.Fatalf("during the probe: %v served %+v", err, res.Served)

@@ -14,12 +14,13 @@ import (
 // holdSlot starts a run on plan whose first attempt stays in flight for d,
 // and returns a channel with its error.
 func holdSlot(h *harness, meta dispatch.Meta, plan dispatch.Plan) chan error {
+	before := len(h.ups["a"].Requests())
 	done := make(chan error, 1)
 	go func() {
 		_, err := h.exec.Run(context.Background(), meta, plan, chatOp(false), nil)
 		done <- err
 	}()
-	time.Sleep(100 * time.Millisecond)
+	waitRequests(h.t, h.ups["a"], before+1)
 	return done
 }
 

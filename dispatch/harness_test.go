@@ -229,3 +229,16 @@ func codecs() map[llm.Format]llm.Codec {
 func modelOf() map[llm.Format]dispatch.ModelOfFunc {
 	return map[llm.Format]dispatch.ModelOfFunc{llm.FormatChat: openaichat.ModelOf, llm.FormatAnthropic: anthropic.ModelOf}
 }
+
+// waitRequests waits until u has received n requests (so a run is known to be
+// in flight), failing the test after 5s.
+func waitRequests(t testing.TB, u *dispatchtest.Upstream, n int) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for len(u.Requests()) < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("upstream got %d requests, waited for %d", len(u.Requests()), n)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}

@@ -33,7 +33,7 @@ func TestIdempotencyConcurrentJoin(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			if i == 1 {
-				time.Sleep(50 * time.Millisecond) // join while the first is in flight
+				waitRequests(t, h.ups["a"], 1) // join while the first is in flight
 			}
 			results[i], errs[i] = h.exec.Run(context.Background(), meta, h.plan("a"), chatOp(false), nil)
 		}()
@@ -98,7 +98,7 @@ func TestIdempotencyRules(t *testing.T) {
 				_, err := h.exec.Run(context.Background(), meta, h.plan("a"), chatOp(tc.firstStream), out)
 				done <- err
 			}()
-			time.Sleep(100 * time.Millisecond)
+			waitRequests(t, h.ups["a"], 1)
 			second := meta
 			if tc.otherKey {
 				second.KeyID = "key-2"
@@ -153,7 +153,7 @@ func TestIdempotencyOwnerCanceled(t *testing.T) {
 		_, err := h.exec.Run(ctx, meta, h.plan("a"), chatOp(false), nil)
 		first <- err
 	}()
-	time.Sleep(100 * time.Millisecond)
+	waitRequests(t, h.ups["a"], 1)
 	second := make(chan error, 1)
 	go func() {
 		_, err := h.exec.Run(context.Background(), meta, h.plan("a"), chatOp(false), nil)
