@@ -27,6 +27,9 @@ func (e *Executor) prepare(op *Operation, t Target, cred Credential) (*Call, err
 		req := *op.Request
 		req.Model = t.Upstream
 		req.Stream = op.Stream
+		// Usage is needed for events and billing whatever the caller asked;
+		// the caller's encoder decides what the client sees.
+		req.StreamUsage = op.Stream
 		body, err = codec.EncodeRequest(&req)
 	}
 	if err != nil {
