@@ -17,7 +17,7 @@ import (
 // Defaults of the train and eval commands, chosen by cross-validation on the
 // RouterBench training split only (see routing/testdata/README.md).
 const (
-	DefaultK         = 64
+	DefaultK         = 32
 	DefaultRestarts  = 5
 	DefaultShrinkage = 20.0
 )
