@@ -28,6 +28,7 @@ func (w *where) timeRange(fromMs, toMs int64) {
 	}
 }
 
+// String renders the WHERE clause, or "" without conditions.
 func (w *where) String() string {
 	if len(w.conds) == 0 {
 		return ""

@@ -38,6 +38,7 @@ type attemptRow struct {
 	Stream         bool      `gorm:"column:stream"`
 }
 
+// TableName names the table for gorm.
 func (attemptRow) TableName() string { return "attempts" }
 
 // requestRow is one row of the requests table.
@@ -74,6 +75,7 @@ type requestRow struct {
 	ErrorCode      string    `gorm:"column:error_code"`
 }
 
+// TableName names the table for gorm.
 func (requestRow) TableName() string { return "requests" }
 
 func fromAttempt(a analytics.Attempt) attemptRow {
