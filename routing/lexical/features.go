@@ -63,6 +63,9 @@ func normalize(dst []byte, text string) []byte {
 	return space(dst)
 }
 
+// bucket maps a hash to [0, n) by multiply-shift (no division).
+func bucket(h, n uint64) uint64 { return ((h >> 32) * n) >> 32 }
+
 func space(dst []byte) []byte {
 	if len(dst) > 0 && dst[len(dst)-1] == ' ' {
 		return dst
@@ -115,7 +118,7 @@ func visit(norm []byte, seed uint64, word, char func(h uint64)) {
 			h ^= uint64(norm[j])
 			h *= fnvPrime
 			if j-i >= 2 {
-				char(mix(h + uint64(j-i)))
+				char((h ^ uint64(j-i)) * 0x9e3779b97f4a7c15)
 			}
 		}
 	}

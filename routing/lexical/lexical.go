@@ -122,8 +122,8 @@ func (e *Embedder) EmbedInto(out []float32, text string) {
 	clear(counts)
 	half := uint64(e.half)
 	visit(s.norm, e.p.Seed,
-		func(h uint64) { counts[h%half]++ },
-		func(h uint64) { counts[half+h%half]++ })
+		func(h uint64) { counts[bucket(h, half)]++ },
+		func(h uint64) { counts[half+bucket(h, half)]++ })
 	e.weigh(out[:e.half], counts[:e.half], e.idf[:e.half])
 	e.weigh(out[e.half:], counts[e.half:], e.idf[e.half:])
 	normalise(out)
@@ -139,7 +139,7 @@ func (e *Embedder) weigh(out, counts, idf []float32) {
 			out[i] = 0
 			continue
 		}
-		v := (1 + float32(math.Log(float64(c)))) * idf[i]
+		v := sublinear(c) * idf[i]
 		out[i] = v
 		sum += float64(v) * float64(v)
 	}
@@ -150,6 +150,22 @@ func (e *Embedder) weigh(out, counts, idf []float32) {
 	for i := range out {
 		out[i] *= inv
 	}
+}
+
+// logTable[c] = 1 + ln(c) for small counts, which are nearly all of them.
+var logTable = func() [64]float32 {
+	var t [64]float32
+	for c := 1; c < len(t); c++ {
+		t[c] = 1 + float32(math.Log(float64(c)))
+	}
+	return t
+}()
+
+func sublinear(c float32) float32 {
+	if c < float32(len(logTable)) {
+		return logTable[int(c)]
+	}
+	return 1 + float32(math.Log(float64(c)))
 }
 
 func normalise(v []float32) {
@@ -179,8 +195,8 @@ func (e *Embedder) Fit(texts []string) (*Embedder, error) {
 		clear(seen)
 		norm = normalize(norm, t)
 		visit(norm, e.p.Seed,
-			func(h uint64) { seen[h%half] = true },
-			func(h uint64) { seen[half+h%half] = true })
+			func(h uint64) { seen[bucket(h, half)] = true },
+			func(h uint64) { seen[half+bucket(h, half)] = true })
 		for i, s := range seen {
 			if s {
 				df[i]++
