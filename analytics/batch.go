@@ -43,7 +43,16 @@ var errBadChecksum = errors.New("checksum mismatch")
 func encodeFrame(b *batch) ([]byte, error) {
 	payload, err := json.Marshal(b)
 	if err != nil {
-		return nil, fmt.Errorf("encode batch: %w", err)
+		// NaN or infinite floats: store what the stores would keep.
+		for i := range b.Attempts {
+			b.Attempts[i] = b.Attempts[i].Clean()
+		}
+		for i := range b.Requests {
+			b.Requests[i] = b.Requests[i].Clean()
+		}
+		if payload, err = json.Marshal(b); err != nil {
+			return nil, fmt.Errorf("encode batch: %w", err)
+		}
 	}
 	if len(payload) > maxFrameSize {
 		return nil, fmt.Errorf("encode batch: %d bytes exceeds the frame limit", len(payload))

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"time"
 )
 
 // CleanText makes s storable in every store: invalid UTF-8 becomes U+FFFD
@@ -17,9 +18,18 @@ func CleanText(s string) string {
 	return s
 }
 
-// Clean returns a with CleanText applied to every string field. Stores
-// store (and return) the cleaned row.
+// finite maps NaN and infinities, which JSON cannot carry, to 0.
+func finite(f float64) float64 {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0
+	}
+	return f
+}
+
+// Clean returns a with CleanText applied to every string field and NaN or
+// infinite latencies set to 0. Stores store (and return) the cleaned row.
 func (a Attempt) Clean() Attempt {
+	a.LatencyMs, a.TTFBMs = finite(a.LatencyMs), finite(a.TTFBMs)
 	for _, p := range []*string{&a.EventID, &a.OrgID, &a.KeyID, &a.RequestID, &a.OperationID, &a.Purpose,
 		&a.PolicyID, &a.BundleID, &a.BundleRevision, &a.Model, &a.Provider, &a.Upstream, &a.CredentialID,
 		&a.Outcome, &a.Reason} {
@@ -28,9 +38,10 @@ func (a Attempt) Clean() Attempt {
 	return a
 }
 
-// Clean returns r with CleanText applied to every string field. Stores
-// store (and return) the cleaned row.
+// Clean returns r with CleanText applied to every string field and NaN or
+// infinite latencies set to 0. Stores store (and return) the cleaned row.
 func (r Request) Clean() Request {
+	r.LatencyMs, r.TTFBMs = finite(r.LatencyMs), finite(r.TTFBMs)
 	for _, p := range []*string{&r.EventID, &r.RequestID, &r.OrgID, &r.KeyID, &r.User, &r.Session, &r.Format,
 		&r.RequestedModel, &r.ServedModel, &r.Provider, &r.RouteKind, &r.Decision, &r.ErrorCode} {
 		*p = CleanText(*p)
@@ -47,10 +58,14 @@ func (f RequestFilter) Clean() RequestFilter {
 	return f
 }
 
-// Check reports, wrapping ErrRejected, a row no store can hold: an int
-// field beyond 32 bits (stores keep indexes, statuses and counts as 32-bit
-// integers). Stores call it before inserting.
+// Check reports, wrapping ErrRejected, a row no store can hold: a time
+// outside MinTime..MaxTime (a zero time, say) or an int field beyond 32 bits
+// (stores keep indexes, statuses and counts as 32-bit integers). Stores call
+// it before inserting.
 func (a Attempt) Check() error {
+	if !inTime(a.Time) {
+		return fmt.Errorf("%w: attempt %s: time %s out of range", ErrRejected, a.EventID, a.Time.Format(time.RFC3339))
+	}
 	if !fits32(a.AttemptIndex) || !fits32(a.Status) {
 		return fmt.Errorf("%w: attempt %s: attempt index or status out of range", ErrRejected, a.EventID)
 	}
@@ -60,10 +75,22 @@ func (a Attempt) Check() error {
 // Check reports, wrapping ErrRejected, a row no store can hold (see
 // Attempt.Check).
 func (r Request) Check() error {
+	if !inTime(r.Time) {
+		return fmt.Errorf("%w: request %s: time %s out of range", ErrRejected, r.EventID, r.Time.Format(time.RFC3339))
+	}
 	if !fits32(r.Attempts) || !fits32(r.Status) {
 		return fmt.Errorf("%w: request %s: attempts or status out of range", ErrRejected, r.EventID)
 	}
 	return nil
 }
+
+// MinTime and MaxTime bound the row times every store can hold (ClickHouse's
+// DateTime).
+var (
+	MinTime = time.Unix(0, 0).UTC()
+	MaxTime = time.Date(2105, 12, 31, 23, 59, 59, 0, time.UTC)
+)
+
+func inTime(t time.Time) bool { return !t.Before(MinTime) && !t.After(MaxTime) }
 
 func fits32(v int) bool { return v >= math.MinInt32 && v <= math.MaxInt32 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"math"
 	"os"
 	"testing"
 	"time"
@@ -184,4 +185,21 @@ func equal(a, b []string) bool {
 		}
 	}
 	return true
+}
+
+func TestFrameCarriesNonFiniteFloatsAsZero(t *testing.T) {
+	b := idBatch("n")
+	b.Requests[0].LatencyMs = math.NaN()
+	b.Attempts = []Attempt{{EventID: "a", TTFBMs: math.Inf(1), LatencyMs: 3}}
+	frame, err := encodeFrame(b)
+	if err != nil {
+		t.Fatalf("encodeFrame: %v", err)
+	}
+	out, _, err := readFrame(bytes.NewReader(frame))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Requests[0].LatencyMs != 0 || out.Attempts[0].TTFBMs != 0 || out.Attempts[0].LatencyMs != 3 {
+		t.Errorf("got %+v / %+v", out.Requests[0], out.Attempts[0])
+	}
 }

@@ -2,6 +2,7 @@ package analyticstest
 
 import (
 	"errors"
+	"math"
 	"slices"
 	"testing"
 	"time"
@@ -124,8 +125,10 @@ func testHostileText(t *testing.T, s analytics.Store, r analytics.Reader) {
 	q := fullRequest()
 	q.OrgID, q.EventID, q.RequestID = "org-h", "rh-1", "req-\xff"
 	q.User, q.Session, q.Decision = "a\x00b\xffc", "\x00", "ok \u2713 \xc3\x28"
+	q.LatencyMs, q.TTFBMs = math.NaN(), math.Inf(1)
 	a := fullAttempt()
 	a.OrgID, a.EventID, a.RequestID, a.BundleRevision = "org-h", "ah-1", "req-\xff", "r\x00\xfe"
+	a.LatencyMs = math.Inf(-1)
 	if err := s.InsertRequests(c, []analytics.Request{q}); err != nil {
 		t.Fatalf("InsertRequests: %v", err)
 	}
@@ -133,7 +136,7 @@ func testHostileText(t *testing.T, s analytics.Store, r analytics.Reader) {
 		t.Fatalf("InsertAttempts: %v", err)
 	}
 	want := normReq(q.Clean())
-	if want.User != "ab\uFFFDc" || want.Session != "" || want.RequestID != "req-\uFFFD" {
+	if want.User != "ab\uFFFDc" || want.Session != "" || want.RequestID != "req-\uFFFD" || want.LatencyMs != 0 {
 		t.Fatalf("CleanText: user %q, session %q, request id %q", want.User, want.Session, want.RequestID)
 	}
 	got := listAll(t, r, "org-h", analytics.RequestFilter{User: q.User}, 10)
@@ -163,6 +166,16 @@ func testRejectsInvalidRows(t *testing.T, s analytics.Store, r analytics.Reader)
 	badReq.EventID, badReq.Status = "bad-r", -1<<40
 	err = s.InsertRequests(c, append(slices.Clone(reqs[1:3]), badReq))
 	wantErr(t, "status beyond 32 bits", err, analytics.ErrRejected)
+	for _, at := range []time.Time{{}, time.Unix(-1, 0), time.Date(2200, 1, 1, 0, 0, 0, 0, time.UTC)} {
+		early := reqs[1]
+		early.EventID, early.Time = "bad-t", at
+		err = s.InsertRequests(c, []analytics.Request{reqs[2], early})
+		wantErr(t, "request time "+at.String(), err, analytics.ErrRejected)
+		lost := atts[1]
+		lost.EventID, lost.Time = "bad-t", at
+		err = s.InsertAttempts(c, []analytics.Attempt{lost})
+		wantErr(t, "attempt time "+at.String(), err, analytics.ErrRejected)
+	}
 
 	if _, err := r.Timeline(c, OrgA, "req-4"); !errors.Is(err, analytics.ErrNotFound) {
 		t.Errorf("rows of a rejected batch were stored: %v", err)
