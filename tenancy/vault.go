@@ -49,8 +49,10 @@ type Vault struct {
 	store vaultStore
 	cfg   VaultConfig
 
-	kekMu      sync.Mutex // serialises reloads
-	kek        *kekState
+	kekMu sync.Mutex // serialises reloads
+	kek   *kekState
+	// lastReload is when the keyset was last reloaded; a key id still unknown
+	// within ReloadEvery of it fails without touching the source again.
 	lastReload time.Time
 
 	dekMu sync.Mutex
@@ -79,7 +81,7 @@ func NewVault(src KeysetSource, store vaultStore, cfg VaultConfig) (*Vault, erro
 	if err != nil {
 		return nil, err
 	}
-	return &Vault{src: src, store: store, cfg: cfg, kek: st, lastReload: cfg.Now(), deks: make(map[string]dekEntry)}, nil
+	return &Vault{src: src, store: store, cfg: cfg, kek: st, deks: make(map[string]dekEntry)}, nil
 }
 
 func (v *Vault) currentKEK() *kekState {

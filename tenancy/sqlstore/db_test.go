@@ -106,3 +106,5 @@ func eachDB(t *testing.T, fn func(t *testing.T, d testDB)) {
 	t.Run("sqlite", func(t *testing.T) { fn(t, openSQLite(t)) })
 	t.Run("postgres", func(t *testing.T) { fn(t, openPostgres(t)) })
 }
+
+var gormSession = gorm.Session{NewDB: true}
