@@ -47,15 +47,15 @@ func (m *metrics) observe(f llm.Format, status int, code string, s gateway.Serve
 }
 
 // watchWriter exports the analytics writer's queue, spill and drop counts.
-func (m *metrics) watchWriter(stats func() analytics.WriterStats) {
-	gauge := func(name, help string, v func(analytics.WriterStats) float64) {
+func (m *metrics) watchWriter(stats func() analytics.Stats) {
+	gauge := func(name, help string, v func(analytics.Stats) float64) {
 		m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help},
 			func() float64 { return v(stats()) }))
 	}
-	gauge("heddle_sink_queue_depth", "Analytics rows queued in memory.", func(s analytics.WriterStats) float64 { return float64(s.Queued) })
-	gauge("heddle_sink_spill_bytes", "Bytes of analytics rows spilled to disk.", func(s analytics.WriterStats) float64 { return float64(s.SpilledBytes) })
-	gauge("heddle_sink_dropped_total", "Analytics rows dropped.", func(s analytics.WriterStats) float64 { return float64(s.Dropped) })
-	gauge("heddle_sink_inserted_total", "Analytics rows inserted into the store.", func(s analytics.WriterStats) float64 { return float64(s.Inserted) })
+	gauge("heddle_sink_queue_depth", "Analytics rows queued in memory.", func(s analytics.Stats) float64 { return float64(s.Queued) })
+	gauge("heddle_sink_spill_bytes", "Bytes of analytics rows spilled to disk.", func(s analytics.Stats) float64 { return float64(s.SpilledBytes) })
+	gauge("heddle_sink_dropped_total", "Analytics rows dropped.", func(s analytics.Stats) float64 { return float64(s.Dropped) })
+	gauge("heddle_sink_inserted_total", "Analytics rows inserted into the store.", func(s analytics.Stats) float64 { return float64(s.Inserted) })
 }
 
 func (m *metrics) handler() fiber.Handler {

@@ -1,0 +1,166 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+
+	"strings"
+
+	"github.com/heddle-gw/heddle/routing"
+	"github.com/heddle-gw/heddle/routing/hfpull"
+	"github.com/heddle-gw/heddle/routing/hugotembed"
+	"github.com/heddle-gw/heddle/tenancy"
+)
+
+// migrateCommand applies the app database (and ClickHouse) migrations.
+func migrateCommand(ctx context.Context, getenv func(string) string, stderr io.Writer) error {
+	cfg, err := LoadConfig(getenv)
+	if err != nil {
+		return err
+	}
+	logger := newLogger(stderr, cfg.LogLevel)
+	db, dialect, err := OpenDatabase(ctx, cfg.DatabaseURL, cfg.DataDir, logger)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if s, err := db.DB(); err == nil {
+			_ = s.Close()
+		}
+	}()
+	if err := MigrateDatabase(ctx, db, dialect); err != nil {
+		return err
+	}
+	logger.InfoContext(ctx, "app database migrated", "dialect", string(dialect))
+	if cfg.ClickHouseURL != "" {
+		c := &components{cfg: cfg, logger: logger, metrics: newMetrics()}
+		if err := c.wireAnalytics(ctx); err != nil {
+			return err
+		}
+		c.closeStores()
+		logger.InfoContext(ctx, "clickhouse migrated")
+	}
+	return nil
+}
+
+// keysCommand issues an rk_ key for an organisation from the command line.
+func keysCommand(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] != "create" {
+		return errors.New("usage: heddle keys create --org ORG [--name NAME] [--scopes inference,route]")
+	}
+	fs := flag.NewFlagSet("keys create", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	org := fs.String("org", "", "organisation id or slug")
+	name := fs.String("name", "cli", "key name")
+	scopes := fs.String("scopes", "inference,route", "comma-separated scopes")
+	policy := fs.String("policy", "explicit", "routing policy: explicit or route-all")
+	if err := fs.Parse(args[1:]); err != nil {
+		return err
+	}
+	if *org == "" {
+		return errors.New("keys create: --org is required")
+	}
+	c, err := openTenancy(ctx, getenv, stderr)
+	if err != nil {
+		return err
+	}
+	defer c.closeStores()
+	in := tenancy.KeyInput{Name: *name, Policy: tenancy.Policy(*policy)}
+	for _, s := range strings.Split(*scopes, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			in.Scopes = append(in.Scopes, tenancy.Scope(s))
+		}
+	}
+	key, plaintext, err := c.keys.CreateForOrg(ctx, *org, in)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "key %s (%s) created; it is shown only once:\n%s\n", key.ID, key.Prefix, plaintext)
+	return nil
+}
+
+// vaultCommand rotates the master keyset while servers keep serving.
+func vaultCommand(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] != "rotate" {
+		return errors.New("usage: heddle vault rotate [--reencrypt-org ORG]")
+	}
+	fs := flag.NewFlagSet("vault rotate", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	org := fs.String("reencrypt-org", "", "also re-encrypt this organisation's credentials under a fresh data keyset")
+	if err := fs.Parse(args[1:]); err != nil {
+		return err
+	}
+	c, err := openTenancy(ctx, getenv, stderr)
+	if err != nil {
+		return err
+	}
+	defer c.closeStores()
+	if c.keysetPath == "" {
+		return errors.New("vault rotate: needs HEDDLE_MASTER_KEYSET_FILE (an inline HEDDLE_MASTER_KEYSET cannot be rewritten)")
+	}
+	orgID := ""
+	if *org != "" {
+		o, err := c.accounts.OrgByRef(ctx, *org)
+		if err != nil {
+			return err
+		}
+		orgID = o.ID
+	}
+	rep, err := tenancy.RotateMasterKeyset(ctx, c.keysetPath, c.store, tenancy.RotateOptions{ReencryptOrgID: orgID, Logger: c.logger})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "master keyset rotated: new primary key %d (old keys %v kept for decryption); %d data keysets re-wrapped; %d credentials re-encrypted\n",
+		rep.NewKeyID, rep.OldKeyIDs, rep.Rewrapped, rep.Reencrypted)
+	return nil
+}
+
+// openTenancy wires only the app database and tenancy (for CLI commands).
+func openTenancy(ctx context.Context, getenv func(string) string, stderr io.Writer) (*components, error) {
+	cfg, err := LoadConfig(getenv)
+	if err != nil {
+		return nil, err
+	}
+	c := &components{cfg: cfg, logger: newLogger(stderr, cfg.LogLevel), metrics: newMetrics()}
+	if c.catalog, err = loadCatalog(cfg); err != nil {
+		return nil, err
+	}
+	if c.db, c.dialect, err = OpenDatabase(ctx, cfg.DatabaseURL, cfg.DataDir, c.logger); err != nil {
+		return nil, err
+	}
+	if err = MigrateDatabase(ctx, c.db, c.dialect); err != nil {
+		c.closeStores()
+		return nil, err
+	}
+	if err = c.wireTenancy(); err != nil {
+		c.closeStores()
+		return nil, err
+	}
+	return c, nil
+}
+
+// bundleCommand trains or evaluates routing bundles.
+func bundleCommand(ctx context.Context, args []string, stdout io.Writer) error {
+	if len(args) == 0 {
+		return errors.New("usage: heddle bundle train|eval [flags]")
+	}
+	opt := routing.WithEmbedderOpener(hugotembed.OpenSpec)
+	switch args[0] {
+	case "train":
+		return routing.TrainCommand(ctx, args[1:], stdout, opt)
+	case "eval":
+		return routing.EvalCommand(ctx, args[1:], stdout, opt)
+	}
+	return fmt.Errorf("bundle: unknown subcommand %q", args[0])
+}
+
+// modelsCommand downloads embedding models.
+func modelsCommand(ctx context.Context, args []string, stdout io.Writer) error {
+	if len(args) == 0 || args[0] != "pull" {
+		return errors.New("usage: heddle models pull NAME [--dir DIR]")
+	}
+	return routing.ModelsPullCommand(ctx, args[1:], stdout, routing.WithPuller(hfpull.Pull))
+}

@@ -1,0 +1,109 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/heddle-gw/heddle/gateway/httpapi"
+	"github.com/heddle-gw/heddle/tenancy"
+)
+
+// serveCommand runs the gateway and console until ctx is cancelled, then
+// shuts down gracefully: stop accepting, finish in-flight requests and
+// streams up to HEDDLE_SHUTDOWN_TIMEOUT, flush the analytics writer.
+func serveCommand(ctx context.Context, getenv func(string) string, stderr io.Writer) error {
+	cfg, err := LoadConfig(getenv)
+	if err != nil {
+		return err
+	}
+	logger := newLogger(stderr, cfg.LogLevel)
+	c, err := wire(ctx, cfg, logger)
+	if err != nil {
+		return err
+	}
+	defer c.closeStores()
+	if err := bootstrapAdmin(ctx, c, stderr); err != nil {
+		return err
+	}
+	srv := newServer(c)
+	go c.auth.Run(ctx)
+
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Listen(cfg.Addr) }()
+	logger.InfoContext(ctx, "heddle serving", "addr", cfg.Addr, "env", cfg.Env, "database", string(c.dialect),
+		"analytics", analyticsKind(cfg), "catalog_version", c.catalog.Version)
+	select {
+	case err := <-errc:
+		return fmt.Errorf("app: listen %s: %w", cfg.Addr, err)
+	case <-ctx.Done():
+	}
+	logger.Info("shutting down", "timeout", cfg.ShutdownTimeout.String())
+	if err := srv.ShutdownWithTimeout(cfg.ShutdownTimeout); err != nil {
+		logger.Warn("shutdown", "err", err)
+	}
+	return nil
+}
+
+func analyticsKind(cfg Config) string {
+	if cfg.ClickHouseURL != "" {
+		return "clickhouse"
+	}
+	return "embedded"
+}
+
+// newServer builds the fiber app with every surface mounted.
+func newServer(c *components) *fiber.App {
+	data := httpapi.New(httpapi.Deps{
+		Service: c.service, Auth: authAdapter{c.auth}, Catalog: c.catalog, Logger: c.logger.With("component", "httpapi"),
+		Ready: func(ctx context.Context) error {
+			sqlDB, err := c.db.DB()
+			if err != nil {
+				return err
+			}
+			return sqlDB.PingContext(ctx)
+		},
+		Metrics: c.metrics.handler(),
+		Observe: c.metrics.observe,
+	})
+	app := fiber.New(fiber.Config{
+		AppName:               "heddle",
+		BodyLimit:             c.cfg.MaxBodyBytes,
+		DisableStartupMessage: true,
+		ReadTimeout:           2 * time.Minute,
+		IdleTimeout:           2 * time.Minute,
+		ErrorHandler:          data.ErrorHandler,
+		ReadBufferSize:        64 << 10,
+	})
+	data.Mount(app)
+	mountConsole(app, c)
+	return app
+}
+
+// bootstrapAdmin creates the first admin on an empty database and prints its
+// login once.
+func bootstrapAdmin(ctx context.Context, c *components, out io.Writer) error {
+	password := tenancy.GenerateKey()[3:27]
+	_, org, err := c.accounts.Signup(ctx, tenancy.SignupInput{Email: c.cfg.AdminEmail, Password: password, OrgName: "Default"})
+	if errors.Is(err, tenancy.ErrEmailTaken) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("app: first admin: %w", err)
+	}
+	fmt.Fprintf(out, "\n  First admin created (shown once): email %s  password %s  organisation %s\n  Console: http://%s/  (change the password after logging in)\n\n",
+		c.cfg.AdminEmail, password, org.Slug, displayAddr(c.cfg.Addr))
+	c.logger.InfoContext(ctx, "first admin created", "email", c.cfg.AdminEmail, "org", org.Slug)
+	return nil
+}
+
+func displayAddr(addr string) string {
+	if len(addr) > 0 && addr[0] == ':' {
+		return "localhost" + addr
+	}
+	return addr
+}

@@ -1,0 +1,224 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"time"
+
+	"gorm.io/gorm"
+
+	"github.com/heddle-gw/heddle/analytics"
+	chstore "github.com/heddle-gw/heddle/analytics/clickhouse"
+	anasql "github.com/heddle-gw/heddle/analytics/sqlstore"
+	"github.com/heddle-gw/heddle/catalog"
+	"github.com/heddle-gw/heddle/dispatch"
+	"github.com/heddle-gw/heddle/gateway"
+	"github.com/heddle-gw/heddle/llm"
+	"github.com/heddle-gw/heddle/llm/anthropic"
+	"github.com/heddle-gw/heddle/llm/gemini"
+	"github.com/heddle-gw/heddle/llm/openaichat"
+	"github.com/heddle-gw/heddle/llm/responses"
+	"github.com/heddle-gw/heddle/tenancy"
+	tensql "github.com/heddle-gw/heddle/tenancy/sqlstore"
+)
+
+// components is the wired application: every store, service and adapter.
+type components struct {
+	cfg     Config
+	logger  *slog.Logger
+	db      *gorm.DB
+	dialect Dialect
+	catalog *catalog.Catalog
+	codecs  gateway.Codecs
+
+	store      *tensql.Store
+	vault      *tenancy.Vault
+	keysetPath string
+	auth       *tenancy.Authenticator
+	resolver   *tenancy.CredentialResolver
+	accounts   *tenancy.Accounts
+	keys       *tenancy.Keys
+	creds      *tenancy.Credentials
+	members    *tenancy.Members
+	sessions   *tenancy.Sessions
+	limiter    *tenancy.LoginLimiter
+
+	writer   *analytics.Writer
+	reader   analytics.Reader
+	chStore  *chstore.Store
+	executor *dispatch.Executor
+	service  *gateway.Service
+	metrics  *metrics
+	hc       *http.Client
+}
+
+// wire opens the stores and builds every component. On error, whatever was
+// opened is closed.
+func wire(ctx context.Context, cfg Config, logger *slog.Logger) (_ *components, err error) {
+	c := &components{cfg: cfg, logger: logger, codecs: codecs(), metrics: newMetrics()}
+	defer func() {
+		if err != nil {
+			c.closeStores()
+		}
+	}()
+	if c.catalog, err = loadCatalog(cfg); err != nil {
+		return nil, err
+	}
+	if c.db, c.dialect, err = OpenDatabase(ctx, cfg.DatabaseURL, cfg.DataDir, logger); err != nil {
+		return nil, err
+	}
+	if err = MigrateDatabase(ctx, c.db, c.dialect); err != nil {
+		return nil, err
+	}
+	if err = c.wireTenancy(); err != nil {
+		return nil, err
+	}
+	if err = c.wireAnalytics(ctx); err != nil {
+		return nil, err
+	}
+	c.hc = upstreamClient()
+	c.executor = dispatch.NewExecutor(dispatch.Config{
+		MaxAttempts: cfg.MaxAttempts, FirstByteTimeout: cfg.FirstByteTimeout, StreamIdleTimeout: cfg.StreamIdleTimeout,
+	}, dispatch.Deps{
+		Providers:   providers(c.catalog, c.hc, cfg.AllowPrivate),
+		Credentials: credentialsAdapter{resolver: c.resolver, catalog: c.catalog},
+		Codecs:      c.codecs,
+		Sink:        gateway.AttemptSink{Catalog: c.catalog, Recorder: countingRecorder{next: c.writer, m: c.metrics}},
+		Logger:      logger.With("component", "dispatch"),
+	})
+	c.service = gateway.NewService(gateway.Deps{
+		Catalog: c.catalog, Codecs: c.codecs, Executor: c.executor, Recorder: c.writer,
+		Logger: logger.With("component", "gateway"), MaxAttempts: cfg.MaxAttempts,
+	})
+	return c, nil
+}
+
+func (c *components) wireTenancy() error {
+	src, path, err := masterKeysetSource(c.cfg, c.logger)
+	if err != nil {
+		return err
+	}
+	c.keysetPath = path
+	c.store = tensql.New(c.db)
+	if c.vault, err = tenancy.NewVault(src, c.store, tenancy.VaultConfig{Logger: c.logger.With("component", "vault")}); err != nil {
+		return fmt.Errorf("app: vault: %w", err)
+	}
+	secret, err := sessionSecret(c.cfg, c.logger)
+	if err != nil {
+		return err
+	}
+	c.auth = tenancy.NewAuthenticator(c.store, tenancy.AuthConfig{Logger: c.logger.With("component", "auth")})
+	c.resolver = tenancy.NewCredentialResolver(c.store, c.vault, tenancy.ResolverConfig{})
+	c.accounts = tenancy.NewAccounts(c.store, tenancy.AccountsConfig{})
+	c.keys = tenancy.NewKeys(c.store, tenancy.KeysConfig{Auth: c.auth})
+	c.creds = tenancy.NewCredentials(c.store, c.vault, tenancy.CredentialsConfig{
+		Resolver: c.resolver, AllowPrivateBaseURL: c.cfg.AllowPrivate,
+		ProviderAllowed: func(name string) bool { _, err := c.catalog.Provider(name); return err == nil },
+	})
+	c.members = tenancy.NewMembers(c.store, tenancy.MembersConfig{})
+	if c.sessions, err = tenancy.NewSessions(c.store, tenancy.SessionConfig{Secret: secret}); err != nil {
+		return fmt.Errorf("app: sessions: %w", err)
+	}
+	c.limiter = tenancy.NewLoginLimiter(tenancy.LoginLimitConfig{})
+	return nil
+}
+
+func (c *components) wireAnalytics(ctx context.Context) error {
+	var store analytics.Store
+	if c.cfg.ClickHouseURL != "" {
+		s, err := chstore.Open(ctx, c.cfg.ClickHouseURL)
+		if err != nil {
+			return fmt.Errorf("app: clickhouse: %w", err)
+		}
+		c.chStore, store, c.reader = s, s, s
+	} else {
+		s := anasql.New(c.db)
+		store, c.reader = s, s
+	}
+	c.writer = analytics.NewWriter(store, analytics.WriterConfig{SpillDir: c.cfg.SpillDir}, c.logger.With("component", "analytics"))
+	c.metrics.watchWriter(c.writer.Stats)
+	return c.writer.Start(ctx)
+}
+
+// closeStores flushes the analytics writer and closes every store.
+func (c *components) closeStores() {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if c.writer != nil {
+		if err := c.writer.Close(ctx); err != nil {
+			c.logger.Error("analytics writer close", "err", err)
+		}
+	}
+	if c.auth != nil {
+		if err := c.auth.FlushUsage(ctx); err != nil {
+			c.logger.Warn("flush key usage", "err", err)
+		}
+	}
+	if c.chStore != nil {
+		_ = c.chStore.Close()
+	}
+	if c.db != nil {
+		if sqlDB, err := c.db.DB(); err == nil {
+			_ = sqlDB.Close()
+		}
+	}
+}
+
+func loadCatalog(cfg Config) (*catalog.Catalog, error) {
+	cat, err := catalog.Default()
+	if err != nil || cfg.CatalogFile == "" {
+		return cat, err
+	}
+	data, err := os.ReadFile(cfg.CatalogFile)
+	if err != nil {
+		return nil, fmt.Errorf("HEDDLE_CATALOG_FILE: %w", err)
+	}
+	return catalog.WithOverride(cat, data)
+}
+
+func codecs() gateway.Codecs {
+	return gateway.Codecs{
+		llm.FormatAnthropic: anthropic.New(),
+		llm.FormatChat:      openaichat.New(),
+		llm.FormatResponses: responses.New(),
+		llm.FormatGemini:    gemini.New(),
+	}
+}
+
+// upstreamClient is the one HTTP client every provider adapter shares. It
+// has no overall timeout: dispatch bounds first byte and idle time itself.
+func upstreamClient() *http.Client {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConns = 1024
+	t.MaxIdleConnsPerHost = 256
+	t.IdleConnTimeout = 90 * time.Second
+	t.DialContext = (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext
+	return &http.Client{Transport: t}
+}
+
+// credentialsAdapter resolves dispatch credentials through the tenancy
+// resolver, mapping a catalog provider to the credential it uses.
+type credentialsAdapter struct {
+	resolver *tenancy.CredentialResolver
+	catalog  *catalog.Catalog
+}
+
+func (a credentialsAdapter) Resolve(ctx context.Context, orgID, provider string) (dispatch.Credential, error) {
+	name := provider
+	if p, err := a.catalog.Provider(provider); err == nil {
+		name = p.CredentialName()
+	}
+	s, err := a.resolver.Resolve(ctx, orgID, name)
+	if errors.Is(err, tenancy.ErrNotConfigured) {
+		return dispatch.Credential{}, fmt.Errorf("%w: %s", dispatch.ErrNotConfigured, provider)
+	}
+	if err != nil {
+		return dispatch.Credential{}, err
+	}
+	return dispatch.Credential{ID: s.ID, Secret: s.Value, BaseURL: s.BaseURL}, nil
+}
