@@ -27,11 +27,12 @@ func (w *Writer) collect() {
 		select {
 		case it := <-w.queue:
 			add(it)
-		case <-tick.C:
+		case now := <-tick.C:
 			if cur.rows() > 0 {
 				w.flush(q, cur)
 				cur = &batch{}
 			}
+			w.reportDrops(now)
 		case <-w.stop:
 			// Close marked the writer closed before closing stop, so no
 			// row can enter the queue any more: drain it completely.
@@ -47,6 +48,21 @@ func (w *Writer) collect() {
 				}
 			}
 		}
+	}
+}
+
+// dropReportEvery bounds how often the batcher logs rows dropped by Record*.
+const dropReportEvery = 10 * time.Second
+
+// reportDrops logs, at most every dropReportEvery, how many rows were
+// dropped since the last report; Record* itself never logs.
+func (w *Writer) reportDrops(now time.Time) {
+	if now.Sub(w.dropReportAt) < dropReportEvery {
+		return
+	}
+	if n := w.dropped.Load(); n > w.dropReported {
+		w.log.WarnContext(w.insertCtx, "analytics rows dropped", "rows", n-w.dropReported, "total", n)
+		w.dropReported, w.dropReportAt = n, now
 	}
 }
 

@@ -20,6 +20,8 @@ var (
 	ErrNotFound = errors.New("analytics: not found")
 	// ErrWriterStarted is returned by Writer.Start when called twice.
 	ErrWriterStarted = errors.New("analytics: writer already started")
+	// ErrWriterClosed is returned by Writer.Start after Close.
+	ErrWriterClosed = errors.New("analytics: writer closed")
 	// ErrRejected is wrapped by a Store's insert error when the rows
 	// themselves are invalid (a value out of range, say) and retrying cannot
 	// help. The Writer then inserts the batch row by row and drops, counting

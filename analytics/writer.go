@@ -123,6 +123,9 @@ type Writer struct {
 	inserted atomic.Int64
 	failures atomic.Int64
 	rejected atomic.Int64
+
+	dropReported int64     // owned by the batcher
+	dropReportAt time.Time // owned by the batcher
 }
 
 type item struct {
@@ -178,10 +181,18 @@ func (w *Writer) enqueue(it item) {
 // and starts the background batcher and inserter. When ctx is done the
 // Writer stops as if Close had run out of time: queued rows are spilled,
 // nothing more is inserted. It fails (and starts nothing) when the spill
-// directory cannot be opened, or when called twice.
+// directory cannot be opened, when called twice (ErrWriterStarted) or after
+// Close (ErrWriterClosed).
 func (w *Writer) Start(ctx context.Context) error {
 	if !w.started.CompareAndSwap(false, true) {
 		return ErrWriterStarted
+	}
+	w.mu.RLock()
+	closed := w.closed
+	w.mu.RUnlock()
+	if closed {
+		w.started.Store(false)
+		return ErrWriterClosed
 	}
 	var disk *spill
 	if w.cfg.SpillDir != "" {
