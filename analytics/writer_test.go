@@ -324,4 +324,3 @@ func TestWriterDropsOnlyRejectedRows(t *testing.T) {
 		t.Errorf("stats: %+v", s)
 	}
 }
-
