@@ -1,0 +1,143 @@
+package routing
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+)
+
+// fakeEmbedder returns a fixed vector, an error, or blocks past any timeout.
+type fakeEmbedder struct {
+	id, fp string
+	dim    int
+	vec    []float32
+	err    error
+	sleep  time.Duration
+}
+
+func (f *fakeEmbedder) ID() string          { return f.id }
+func (f *fakeEmbedder) Dim() int            { return f.dim }
+func (f *fakeEmbedder) Fingerprint() string { return f.fp }
+func (f *fakeEmbedder) Embed(ctx context.Context, text string) ([]float32, error) {
+	if f.sleep > 0 {
+		time.Sleep(f.sleep) // ignores ctx on purpose, like a pure-Go model
+	}
+	return f.vec, f.err
+}
+
+func handEmbedder() *fakeEmbedder {
+	return &fakeEmbedder{id: "fake", fp: "fp", dim: 2, vec: []float32{0.8, 0.6}}
+}
+
+func TestDecideExplains(t *testing.T) {
+	b := handBundle(t)
+	r, err := NewRouter(b, handEmbedder(), Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := r.Decide(context.Background(), Query{
+		Text: "anything", Alpha: 0.5, Eligible: []string{"A", "B", "C", "Z"},
+		Drops: []Drop{{Model: "D", Reason: DropDenied}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Model != "B" || d.Alpha != 0.5 || d.BundleID != "hand" || d.BundleRevision != "1" || d.EmbedderID != "fake" {
+		t.Fatalf("decision %+v", d)
+	}
+	if len(d.Clusters) != 2 || len(d.Scores) != 3 || !near(d.Scores[1].Score, 0.714146) {
+		t.Fatalf("explanation clusters %+v scores %+v", d.Clusters, d.Scores)
+	}
+	wantDrops := []Drop{{"D", DropDenied}, {"Z", DropNotInBundle}}
+	if len(d.Drops) != 2 || d.Drops[0] != wantDrops[0] || d.Drops[1] != wantDrops[1] {
+		t.Fatalf("drops %+v, want %+v", d.Drops, wantDrops)
+	}
+	if d.EmbedLatency <= 0 {
+		t.Fatal("embed latency not recorded")
+	}
+}
+
+func TestFailClosed(t *testing.T) {
+	ctx := context.Background()
+	b := handBundle(t)
+	newRouter := func(e Embedder) *Router {
+		r, err := NewRouter(b, e, Config{EmbedTimeout: 20 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	all := []string{"A", "B", "C"}
+	for _, tc := range []struct {
+		name   string
+		router *Router
+		q      Query
+		cause  error
+	}{
+		{"no bundle", nil, Query{Alpha: 0.5, Eligible: all}, ErrNoBundle},
+		{"embed error", newRouter(&fakeEmbedder{id: "fake", fp: "fp", dim: 2, err: errors.New("model crashed")}), Query{Alpha: 0.5, Eligible: all}, ErrEmbed},
+		{"embed timeout", newRouter(&fakeEmbedder{id: "fake", fp: "fp", dim: 2, vec: []float32{1, 0}, sleep: 300 * time.Millisecond}), Query{Alpha: 0.5, Eligible: all}, ErrEmbedTimeout},
+		{"wrong dimension", newRouter(&fakeEmbedder{id: "fake", fp: "fp", dim: 2, vec: []float32{1}}), Query{Alpha: 0.5, Eligible: all}, ErrEmbed},
+		{"no eligible model", newRouter(handEmbedder()), Query{Alpha: 0.5}, ErrNoEligible},
+		{"only unknown models", newRouter(handEmbedder()), Query{Alpha: 0.5, Eligible: []string{"X"}}, ErrNoEligible},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			start := time.Now()
+			d, err := tc.router.Decide(ctx, tc.q)
+			if !errors.Is(err, ErrUnavailable) || !errors.Is(err, tc.cause) {
+				t.Fatalf("err %v, want ErrUnavailable and %v", err, tc.cause)
+			}
+			if d.Model != "" {
+				t.Fatalf("a failed decision chose %q", d.Model)
+			}
+			if time.Since(start) > 250*time.Millisecond {
+				t.Fatalf("took %v: the timeout did not bound the wait", time.Since(start))
+			}
+		})
+	}
+}
+
+func TestNewRouterRefusesMismatch(t *testing.T) {
+	b := handBundle(t)
+	if _, err := NewRouter(nil, handEmbedder(), Config{}); !errors.Is(err, ErrUnavailable) || !errors.Is(err, ErrNoBundle) {
+		t.Fatalf("nil bundle: %v", err)
+	}
+	for name, e := range map[string]Embedder{
+		"id":          &fakeEmbedder{id: "other", fp: "fp", dim: 2},
+		"dim":         &fakeEmbedder{id: "fake", fp: "fp", dim: 3},
+		"fingerprint": &fakeEmbedder{id: "fake", fp: "other", dim: 2},
+		"nil":         nil,
+	} {
+		if _, err := NewRouter(b, e, Config{}); !errors.Is(err, ErrUnavailable) || !errors.Is(err, ErrEmbedderMismatch) {
+			t.Errorf("%s mismatch: err %v, want ErrUnavailable and ErrEmbedderMismatch", name, err)
+		}
+	}
+}
+
+func TestDecideRejectsBadAlpha(t *testing.T) {
+	r, _ := NewRouter(handBundle(t), handEmbedder(), Config{})
+	for _, a := range []float64{-0.1, 1.1} {
+		if _, err := r.Decide(context.Background(), Query{Alpha: a, Eligible: []string{"A"}}); !errors.Is(err, ErrUsage) {
+			t.Errorf("alpha %v: err %v, want ErrUsage", a, err)
+		}
+	}
+}
+
+func TestEmbedWithTimeout(t *testing.T) {
+	ctx := context.Background()
+	v, err := EmbedWithTimeout(ctx, handEmbedder(), "x", 0)
+	if err != nil || len(v) != 2 {
+		t.Fatalf("v %v err %v", v, err)
+	}
+	_, err = EmbedWithTimeout(ctx, &fakeEmbedder{dim: 2, sleep: 100 * time.Millisecond}, "x", 10*time.Millisecond)
+	if !errors.Is(err, ErrEmbedTimeout) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err %v, want ErrEmbedTimeout", err)
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	_, err = EmbedWithTimeout(cctx, &fakeEmbedder{dim: 2, sleep: 50 * time.Millisecond}, "x", time.Second)
+	if !errors.Is(err, ErrEmbed) || !errors.Is(err, context.Canceled) {
+		t.Fatalf("canceled: err %v", err)
+	}
+}
