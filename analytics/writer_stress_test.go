@@ -1,0 +1,77 @@
+package analytics_test
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/heddle-gw/heddle/analytics"
+	"github.com/heddle-gw/heddle/analytics/analyticstest"
+)
+
+// TestWriterConcurrentRecordersThroughFlappingStore records from eight
+// goroutines while the store goes down and up every few milliseconds: every
+// row arrives exactly once, and each goroutine's rows arrive in the order it
+// recorded them.
+func TestWriterConcurrentRecordersThroughFlappingStore(t *testing.T) {
+	store := analyticstest.NewStore()
+	w := start(t, store, fastConfig(t.TempDir()))
+
+	stop := make(chan struct{})
+	var flapper sync.WaitGroup
+	flapper.Go(func() {
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				store.FailWith(nil)
+				return
+			case <-time.After(3 * time.Millisecond):
+			}
+			if i%2 == 0 {
+				store.FailWith(errDown)
+			} else {
+				store.FailWith(nil)
+			}
+		}
+	})
+
+	const writers, each = 8, 500
+	var rec sync.WaitGroup
+	for g := range writers {
+		rec.Go(func() {
+			for i := range each {
+				w.RecordRequest(analytics.Request{EventID: fmt.Sprintf("g%d-%04d", g, i), OrgID: "org",
+					Time: time.Unix(1_800_000_000, 0)})
+				if i%50 == 0 {
+					time.Sleep(time.Millisecond)
+				}
+			}
+		})
+	}
+	rec.Wait()
+	time.Sleep(20 * time.Millisecond)
+	close(stop)
+	flapper.Wait()
+	closeWriter(t, w, 10*time.Second)
+
+	got := requestIDs(store)
+	if len(got) != writers*each {
+		t.Fatalf("stored %d rows, want %d (stats %+v)", len(got), writers*each, w.Stats())
+	}
+	next := make([]int, writers)
+	for _, id := range got {
+		var g, i int
+		if _, err := fmt.Sscanf(strings.Replace(id, "-", " ", 1), "g%d %d", &g, &i); err != nil {
+			t.Fatalf("id %q: %v", id, err)
+		}
+		if i != next[g] {
+			t.Fatalf("goroutine %d: row %d arrived when %d was due", g, i, next[g])
+		}
+		next[g]++
+	}
+	if s := w.Stats(); s.Dropped != 0 || s.Inserted != writers*each || s.Segments != 0 || s.Failures == 0 {
+		t.Errorf("stats: %+v", s)
+	}
+}
