@@ -33,6 +33,9 @@ type Config struct {
 	MaxAttempts       int           // HEDDLE_MAX_ATTEMPTS: default 3
 	AdminEmail        string        // HEDDLE_ADMIN_EMAIL: first admin created on an empty database, default admin@localhost
 	SpillDir          string        // HEDDLE_SPILL_DIR: default DataDir/spill
+	DefaultAlpha      float64       // HEDDLE_DEFAULT_ALPHA: quality/cost dial when a key sets none, default 0.6
+	BaselineModel     string        // HEDDLE_BASELINE_MODEL: savings baseline of "auto" turns, default claude-sonnet-4-5
+	EmbedTimeout      time.Duration // HEDDLE_EMBED_TIMEOUT: routing embed timeout, default 200ms
 }
 
 // Production reports whether Heddle runs in production mode.
@@ -62,6 +65,9 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		MaxAttempts:       r.int("HEDDLE_MAX_ATTEMPTS", 3),
 		AdminEmail:        r.str("HEDDLE_ADMIN_EMAIL", "admin@localhost"),
 		SpillDir:          r.str("HEDDLE_SPILL_DIR", ""),
+		DefaultAlpha:      r.float("HEDDLE_DEFAULT_ALPHA", 0.6),
+		BaselineModel:     r.str("HEDDLE_BASELINE_MODEL", "claude-sonnet-4-5"),
+		EmbedTimeout:      r.duration("HEDDLE_EMBED_TIMEOUT", 200*time.Millisecond),
 	}
 	c.CookieSecure = r.bool("HEDDLE_COOKIE_SECURE", c.Production())
 	if c.SpillDir == "" {
@@ -83,6 +89,9 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	}
 	if c.MaxAttempts < 1 || c.MaxAttempts > 10 {
 		errs = append(errs, fmt.Errorf("HEDDLE_MAX_ATTEMPTS: %d is not within 1..10", c.MaxAttempts))
+	}
+	if c.DefaultAlpha < 0 || c.DefaultAlpha > 1 {
+		errs = append(errs, fmt.Errorf("HEDDLE_DEFAULT_ALPHA: %v is not within 0..1", c.DefaultAlpha))
 	}
 	if c.MasterKeyset != "" && c.MasterKeysetFile != "" {
 		errs = append(errs, errors.New("HEDDLE_MASTER_KEYSET and HEDDLE_MASTER_KEYSET_FILE are both set; choose one"))
@@ -148,6 +157,19 @@ func (r *reader) int(name string, def int) int {
 		return def
 	}
 	return n
+}
+
+func (r *reader) float(name string, def float64) float64 {
+	v := r.getenv(name)
+	if v == "" {
+		return def
+	}
+	f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+	if err != nil {
+		r.errs = append(r.errs, fmt.Errorf("%s: %q is not a number", name, v))
+		return def
+	}
+	return f
 }
 
 func (r *reader) bool(name string, def bool) bool {

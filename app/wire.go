@@ -18,11 +18,13 @@ import (
 	"github.com/heddle-gw/heddle/catalog"
 	"github.com/heddle-gw/heddle/dispatch"
 	"github.com/heddle-gw/heddle/gateway"
+	"github.com/heddle-gw/heddle/gateway/httpapi"
 	"github.com/heddle-gw/heddle/llm"
 	"github.com/heddle-gw/heddle/llm/anthropic"
 	"github.com/heddle-gw/heddle/llm/gemini"
 	"github.com/heddle-gw/heddle/llm/openaichat"
 	"github.com/heddle-gw/heddle/llm/responses"
+	"github.com/heddle-gw/heddle/routing"
 	"github.com/heddle-gw/heddle/tenancy"
 	tensql "github.com/heddle-gw/heddle/tenancy/sqlstore"
 )
@@ -69,6 +71,9 @@ func wire(ctx context.Context, cfg Config, logger *slog.Logger) (_ *components, 
 	if c.catalog, err = loadCatalog(cfg); err != nil {
 		return nil, err
 	}
+	if _, err = c.catalog.Lookup(cfg.BaselineModel); err != nil {
+		return nil, fmt.Errorf("HEDDLE_BASELINE_MODEL: %w", err)
+	}
 	if c.db, c.dialect, err = OpenDatabase(ctx, cfg.DatabaseURL, cfg.DataDir, logger); err != nil {
 		return nil, err
 	}
@@ -91,9 +96,15 @@ func wire(ctx context.Context, cfg Config, logger *slog.Logger) (_ *components, 
 		Sink:        gateway.AttemptSink{Catalog: c.catalog, Recorder: countingRecorder{next: c.writer, m: c.metrics}},
 		Logger:      logger.With("component", "dispatch"),
 	})
+	router, err := routing.DefaultRouter(routing.Config{EmbedTimeout: cfg.EmbedTimeout})
+	if err != nil {
+		return nil, fmt.Errorf("app: default router: %w", err)
+	}
 	c.service = gateway.NewService(gateway.Deps{
 		Catalog: c.catalog, Codecs: c.codecs, Executor: c.executor, Recorder: c.writer,
 		Logger: logger.With("component", "gateway"), MaxAttempts: cfg.MaxAttempts,
+		Router: router, Providers: newProviderSet(c.store, c.catalog), DefaultAlpha: cfg.DefaultAlpha,
+		BaselineModel: cfg.BaselineModel, Classify: httpapi.Classify,
 	})
 	return c, nil
 }

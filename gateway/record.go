@@ -24,9 +24,13 @@ func (s *Service) newRecord(t *Turn) *analytics.Request {
 }
 
 // account fills usage, cost and the served target into the record.
-func (s *Service) account(rec *analytics.Request, res *dispatch.Result, m catalog.Model) {
+func (s *Service) account(rec *analytics.Request, res *dispatch.Result, r *resolution) {
 	if res == nil {
 		return
+	}
+	m := r.baseline
+	if served, err := s.d.Catalog.Lookup(res.Served.Model); err == nil {
+		m = served
 	}
 	rec.ServedModel, rec.Provider, rec.Fallback = res.Served.Model, res.Served.Provider, res.FallbackUsed
 	rec.Attempts = res.Attempts
@@ -40,11 +44,7 @@ func (s *Service) account(rec *analytics.Request, res *dispatch.Result, m catalo
 			served = catalog.PriceOf(m, b)
 		}
 	}
-	baseline := served
-	if req, err := s.d.Catalog.Lookup(rec.RequestedModel); err == nil {
-		baseline = req.Price
-	}
-	sv := billing.Compare(u, served, baseline)
+	sv := billing.Compare(u, served, r.baseline.Price)
 	rec.CostMicros, rec.BaselineMicros, rec.SavingsMicros = int64(sv.Actual), int64(sv.Baseline), int64(sv.Saved)
 }
 

@@ -21,6 +21,16 @@ type Deps struct {
 	Logger   *slog.Logger
 	// Classify maps errors to the status and code the caller got, for records.
 	Classify ErrorCoder
+	// Router picks models for "auto" and route-all turns; nil fails them closed.
+	Router Router
+	// Providers narrows routing to the providers an org can call; nil: all.
+	Providers ProviderSet
+	// DefaultAlpha is the quality/cost dial when the key sets none.
+	DefaultAlpha float64
+	// BaselineModel prices the savings of "auto" turns.
+	BaselineModel string
+	// EmbedBytes bounds the user text embedded for routing (0: default).
+	EmbedBytes int
 	// MaxAttempts bounds a plan's attempts; 0 means the executor's default.
 	MaxAttempts int
 }
@@ -60,59 +70,49 @@ func (s *Service) serve(ctx context.Context, t *Turn, out Output, rec *analytics
 		req.Model, req.Stream = t.PathModel, t.PathStream
 	}
 	rec.Stream, rec.RequestedModel, rec.User = req.Stream, req.Model, req.User
-	if req.Model == "" {
-		return &FieldError{Field: "model", Err: ErrUnknownModel}
-	}
-	model, err := s.d.Catalog.Lookup(req.Model)
-	if err != nil {
-		return &FieldError{Field: "model", Err: fmt.Errorf("%w: %q", ErrUnknownModel, req.Model)}
-	}
-	plan, err := s.planFor(model)
+	res, err := s.resolve(ctx, t.Caller, req)
 	if err != nil {
 		return err
 	}
-	rec.RouteKind = RouteExplicit
+	rec.RouteKind, rec.Decision = res.route, res.summary()
+	plan := res.plan
 	meta := dispatch.Meta{
 		OrgID: t.Caller.OrgID, KeyID: t.Caller.KeyID, RequestID: t.RequestID,
 		OperationID:    t.RequestID + "/0",
-		Provenance:     dispatch.Provenance{Purpose: dispatch.PurposeMain, PolicyID: "explicit"},
+		Provenance:     res.provenance,
 		IdempotencyKey: t.Header.Get("Idempotency-Key"),
 	}
 	op := &dispatch.Operation{
 		Purpose: dispatch.PurposeMain, Inbound: t.Format, Request: req,
 		RawBody: t.Body, Header: passHeaders(t), Stream: req.Stream,
 	}
-	served := Served{RequestID: t.RequestID, Route: RouteExplicit, Stream: req.Stream}
+	served := Served{RequestID: t.RequestID, Route: res.route, Stream: req.Stream}
 	if req.Stream {
-		return s.stream(ctx, meta, plan, op, codec, served, out, rec)
+		return s.stream(ctx, meta, plan, op, codec, served, out, rec, res)
 	}
-	res, err := s.d.Executor.Run(ctx, meta, plan, op, nil)
-	s.account(rec, res, model)
+	result, err := s.d.Executor.Run(ctx, meta, plan, op, nil)
+	s.account(rec, result, res)
 	if err != nil {
 		return err
 	}
-	body := res.RawBody
+	body := result.RawBody
 	if body == nil {
-		if body, err = codec.EncodeResponse(res.Response); err != nil {
+		if body, err = codec.EncodeResponse(result.Response); err != nil {
 			return fmt.Errorf("gateway: encode response: %w", err)
 		}
 	}
-	served.Model, served.Provider, served.Fallback = res.Served.Model, res.Served.Provider, res.FallbackUsed
+	served.Model, served.Provider, served.Fallback = result.Served.Model, result.Served.Provider, result.FallbackUsed
 	out.Commit(served)
 	return out.Write(body)
 }
 
 func (s *Service) stream(ctx context.Context, meta dispatch.Meta, plan dispatch.Plan, op *dispatch.Operation,
-	codec llm.Codec, served Served, out Output, rec *analytics.Request) error {
+	codec llm.Codec, served Served, out Output, rec *analytics.Request, r *resolution) error {
 	w := &streamWriter{out: out, served: served, inbound: op.Inbound}
 	w.buf = &bytes.Buffer{}
 	w.enc = codec.NewStreamEncoder(w.buf)
 	res, err := s.d.Executor.Run(ctx, meta, plan, op, w)
-	model, _ := s.d.Catalog.Lookup(plan.Targets[0].Model)
-	if res != nil && res.Served.Model != "" {
-		model, _ = s.d.Catalog.Lookup(res.Served.Model)
-	}
-	s.account(rec, res, model)
+	s.account(rec, res, r)
 	if err != nil && !w.committed {
 		return err
 	}

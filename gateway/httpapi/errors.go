@@ -10,6 +10,7 @@ import (
 	"github.com/heddle-gw/heddle/dispatch"
 	"github.com/heddle-gw/heddle/gateway"
 	"github.com/heddle-gw/heddle/llm"
+	"github.com/heddle-gw/heddle/routing"
 )
 
 // apiError is what the caller receives for a failed request.
@@ -43,6 +44,8 @@ func classify(err error) apiError {
 		return apiError{413, "request.too_large", "request_too_large", "request body is larger than the configured limit", 0}
 	case errors.Is(err, gateway.ErrNoBinding):
 		return apiError{400, "request.no_binding", "invalid_request_error", "model has no usable provider binding", 0}
+	case errors.Is(err, routing.ErrUnavailable):
+		return apiError{503, "routing.unavailable", "overloaded_error", "the router cannot decide for this request (" + routingCause(err) + "); nothing was sent upstream", 0}
 	case errors.Is(err, dispatch.ErrDuplicateInFlight):
 		return apiError{409, "dispatch.duplicate_in_flight", "invalid_request_error", "a request with this Idempotency-Key is in flight", 0}
 	case errors.Is(err, dispatch.ErrOverloaded):
@@ -87,4 +90,21 @@ func retryAfter(e apiError) string {
 		return ""
 	}
 	return strconv.Itoa(e.RetryAfter)
+}
+
+// routingCause names why routing failed, without internal detail.
+func routingCause(err error) string {
+	switch {
+	case errors.Is(err, routing.ErrNoBundle):
+		return "no routing bundle"
+	case errors.Is(err, routing.ErrEmbedderMismatch):
+		return "bundle and embedder do not match"
+	case errors.Is(err, routing.ErrEmbedTimeout):
+		return "embedding timed out"
+	case errors.Is(err, routing.ErrEmbed):
+		return "embedding failed"
+	case errors.Is(err, routing.ErrNoEligible):
+		return "no eligible model"
+	}
+	return "unavailable"
 }

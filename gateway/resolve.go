@@ -1,0 +1,145 @@
+package gateway
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/heddle-gw/heddle/catalog"
+	"github.com/heddle-gw/heddle/dispatch"
+	"github.com/heddle-gw/heddle/llm"
+	"github.com/heddle-gw/heddle/routing"
+)
+
+// Router picks a model for a routed turn (routing.Router fits). It fails
+// closed: every error wraps routing.ErrUnavailable.
+type Router interface {
+	Decide(ctx context.Context, q routing.Query) (routing.Decision, error)
+}
+
+// ProviderSet reports which providers an organisation can call (its BYOK
+// credentials and any platform credentials its plan allows).
+type ProviderSet interface {
+	UsableProviders(ctx context.Context, orgID string) (map[string]bool, error)
+}
+
+// resolution is the model a turn runs on, how it was chosen and its plan.
+type resolution struct {
+	model      catalog.Model
+	baseline   catalog.Model
+	route      string
+	plan       dispatch.Plan
+	provenance dispatch.Provenance
+	decision   *routing.Decision
+}
+
+// isAuto reports whether name asks the router to choose.
+func isAuto(name string) bool {
+	n := strings.ToLower(name)
+	return n == "auto" || n == "heddle/auto" || n == "models/auto"
+}
+
+// resolve decides the model for req: the requested one (explicit), or the
+// router's choice for "auto" and for route-all keys, where the requested
+// model is the quality ceiling and the savings baseline.
+func (s *Service) resolve(ctx context.Context, c Caller, req *llm.Request) (*resolution, error) {
+	if req.Model == "" {
+		return nil, &FieldError{Field: "model", Err: fmt.Errorf("%w: model is required", ErrUnknownModel)}
+	}
+	if isAuto(req.Model) {
+		base, err := s.d.Catalog.Lookup(s.d.BaselineModel)
+		if err != nil {
+			return nil, fmt.Errorf("gateway: baseline model %q: %w", s.d.BaselineModel, err)
+		}
+		return s.route(ctx, c, req, base, 0, "auto")
+	}
+	model, err := s.d.Catalog.Lookup(req.Model)
+	if err != nil {
+		return nil, &FieldError{Field: "model", Err: fmt.Errorf("%w: %q", ErrUnknownModel, req.Model)}
+	}
+	if c.Policy == "route-all" {
+		return s.route(ctx, c, req, model, model.Tier, "route-all")
+	}
+	plan, err := s.planFor(model)
+	if err != nil {
+		return nil, err
+	}
+	return &resolution{
+		model: model, baseline: model, route: RouteExplicit, plan: plan,
+		provenance: dispatch.Provenance{Purpose: dispatch.PurposeMain, PolicyID: "explicit"},
+	}, nil
+}
+
+// route asks the router, within the ceiling tier (0: none).
+func (s *Service) route(ctx context.Context, c Caller, req *llm.Request, baseline catalog.Model, ceiling catalog.Tier, policy string) (*resolution, error) {
+	if s.d.Router == nil {
+		return nil, fmt.Errorf("%w: %w", routing.ErrUnavailable, routing.ErrNoBundle)
+	}
+	pol := routing.Policy{Ceiling: ceiling}
+	if s.d.Providers != nil {
+		usable, err := s.d.Providers.UsableProviders(ctx, c.OrgID)
+		if err != nil {
+			return nil, fmt.Errorf("gateway: usable providers: %w", err)
+		}
+		pol.UsableProviders = usable
+	}
+	eligible, drops := routing.Eligible(s.d.Catalog.Models(), routing.NeedsOf(req), pol)
+	alpha := s.d.DefaultAlpha
+	if c.Alpha != nil {
+		alpha = *c.Alpha
+	}
+	d, err := s.d.Router.Decide(ctx, routing.Query{
+		Text: routing.EmbeddingText(req, s.d.EmbedBytes), Alpha: alpha, Eligible: eligible, Drops: drops,
+	})
+	if err != nil {
+		return nil, err
+	}
+	model, err := s.d.Catalog.Lookup(d.Model)
+	if err != nil {
+		return nil, fmt.Errorf("%w: bundle chose %q, unknown to the catalog", routing.ErrUnavailable, d.Model)
+	}
+	plan, err := s.planFor(model)
+	if err != nil {
+		return nil, err
+	}
+	// The runner-up model's bindings are the policy fallback.
+	if next := runnerUp(d, model.ID); next != "" {
+		if m, err := s.d.Catalog.Lookup(next); err == nil {
+			if alt, err := s.planFor(m); err == nil {
+				plan.Targets = append(plan.Targets, alt.Targets...)
+			}
+		}
+	}
+	return &resolution{
+		model: model, baseline: baseline, route: RouteRouted, plan: plan, decision: &d,
+		provenance: dispatch.Provenance{
+			Purpose: dispatch.PurposeMain, PolicyID: policy, BundleID: d.BundleID, BundleRevision: d.BundleRevision,
+		},
+	}, nil
+}
+
+// runnerUp is the best-scoring model other than chosen, or "".
+func runnerUp(d routing.Decision, chosen string) string {
+	best, name := -1.0, ""
+	for _, sc := range d.Scores {
+		if sc.Model != chosen && sc.Score > best {
+			best, name = sc.Score, sc.Model
+		}
+	}
+	return name
+}
+
+// summary is the short routing decision kept with the request record.
+func (r *resolution) summary() string {
+	if r.decision == nil {
+		return r.route + ":" + r.model.ID
+	}
+	top := ""
+	for _, sc := range r.decision.Scores {
+		if sc.Model == r.model.ID {
+			top = fmt.Sprintf(" score=%.3f", sc.Score)
+		}
+	}
+	return fmt.Sprintf("%s:%s alpha=%.2f%s bundle=%s@%s", r.route, r.model.ID, r.decision.Alpha, top,
+		r.decision.BundleID, r.decision.BundleRevision)
+}
