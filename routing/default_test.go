@@ -1,0 +1,118 @@
+package routing
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"os"
+	"slices"
+	"testing"
+
+	"github.com/heddle-gw/heddle/catalog"
+	"github.com/heddle-gw/heddle/routing/bundles"
+	"github.com/heddle-gw/heddle/routing/lexical"
+)
+
+var update = flag.Bool("update", false, "rewrite routing/bundles/default.json from the corpus")
+
+// TestDefaultBundleReproducible retrains the default bundle from the corpus and
+// compares it with the embedded file byte for byte (go test -update rewrites it).
+func TestDefaultBundleReproducible(t *testing.T) {
+	b, err := TrainDefault(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := b.Bytes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *update {
+		if err := os.WriteFile("bundles/default.json", data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if !bytes.Equal(data, bundles.DefaultJSON) {
+		t.Fatalf("retrained default bundle (%d bytes) differs from routing/bundles/default.json (%d bytes); run go test ./routing -run TestDefaultBundleReproducible -update",
+			len(data), len(bundles.DefaultJSON))
+	}
+}
+
+func TestDefaultBundleMatchesCatalog(t *testing.T) {
+	b, err := DefaultBundle()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat, err := catalog.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, m := range cat.Models() {
+		ids = append(ids, m.ID)
+	}
+	slices.Sort(ids)
+	if !slices.Equal(b.Models, ids) {
+		t.Fatalf("bundle models %v, catalog models %v", b.Models, ids)
+	}
+	if b.ID != "heddle-default" || b.Embedder.ID != lexical.ID || b.Embedder.Lexical == nil || len(b.Clusters) != 16 {
+		t.Fatalf("bundle %s embedder %s clusters %d", b.ID, b.Embedder.ID, len(b.Clusters))
+	}
+	tm := b.Training
+	if tm.Date == "" || len(tm.Sources) < 5 || tm.Samples < 300 || tm.Notes == "" || len(tm.DataHash) != 64 {
+		t.Fatalf("training metadata %+v", tm)
+	}
+	samples, _, err := DefaultSamples()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tasks := map[string]int{}
+	for _, s := range samples {
+		tasks[s.Task]++
+	}
+	if len(tasks) != 10 {
+		t.Fatalf("corpus task types %v, want 10", tasks)
+	}
+	for task, n := range tasks {
+		if n < 25 {
+			t.Errorf("task %s has only %d prompts", task, n)
+		}
+	}
+}
+
+func TestDefaultRouterDecides(t *testing.T) {
+	r, err := DefaultRouter(Config{TopP: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := r.Bundle()
+	ctx := context.Background()
+	for _, text := range []string{
+		"Prove that the sum of two even numbers is even.",
+		"Write a Rust function that parses a CSV line.",
+		"Translate into German: where is the station?",
+		"hi, how are you?",
+	} {
+		// With one cluster, alpha 1 is that cluster's best model and alpha 0
+		// its cheapest, over all models.
+		hi, err := r.Decide(ctx, Query{Text: text, Alpha: 1, Eligible: b.Models})
+		if err != nil {
+			t.Fatal(err)
+		}
+		lo, _ := r.Decide(ctx, Query{Text: text, Alpha: 0, Eligible: b.Models})
+		c := b.Clusters[hi.Clusters[0].Cluster]
+		best, cheapest := 0, 0
+		for i, s := range c.Stats {
+			if s.Quality > c.Stats[best].Quality {
+				best = i
+			}
+			if s.Cost < c.Stats[cheapest].Cost {
+				cheapest = i
+			}
+		}
+		if hi.Model != b.Models[best] || lo.Model != b.Models[cheapest] || hi.Model == lo.Model {
+			t.Errorf("%q: alpha 1 -> %s (want %s), alpha 0 -> %s (want %s)", text, hi.Model, b.Models[best], lo.Model, b.Models[cheapest])
+		}
+		t.Logf("%q: cluster %d, alpha 1 -> %s, alpha 0 -> %s", text, hi.Clusters[0].Cluster, hi.Model, lo.Model)
+	}
+}
