@@ -141,7 +141,9 @@ func decodeToolChoice(raw json.RawMessage) (*llm.ToolChoice, error) {
 	return nil, nil
 }
 
-// decodeReasoning maps reasoning {effort, summary} to canonical Thinking.
+// decodeReasoning maps reasoning {effort, summary} to canonical Thinking. A
+// summary alone (Codex always sends summary "auto") only asks to see what
+// the model reasons anyway, so it does not turn thinking on elsewhere.
 func decodeReasoning(r *wireReasoning) *llm.Thinking {
 	if r == nil {
 		return nil
@@ -155,8 +157,6 @@ func decodeReasoning(r *wireReasoning) *llm.Thinking {
 		return &llm.Thinking{Enabled: false, Effort: effort}
 	case effort != "":
 		return &llm.Thinking{Enabled: true, Effort: effort}
-	case r.Summary != nil && *r.Summary != "":
-		return &llm.Thinking{Enabled: true}
 	}
 	return nil
 }
