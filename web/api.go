@@ -1,0 +1,106 @@
+// Package web is Heddle's console (templ + htmx) and its JSON admin API under
+// /api/v1 (sign-up, log-in, organisations and members, rk_ keys, BYOK
+// credentials).
+//
+// Ring: presentation. It imports domain packages, never adapters; it does no
+// I/O of its own beyond HTTP request and response handling.
+package web
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/heddle-gw/heddle/tenancy"
+)
+
+// CredentialTester checks a provider credential against its upstream (for
+// example by listing models). It returns nil when the credential works. It
+// blocks and must honour ctx. The error may be shown to the admin after the
+// secret has been scrubbed from it.
+type CredentialTester interface {
+	Test(ctx context.Context, provider, baseURL, secret string) error
+}
+
+// DefaultMaxAPIBody bounds admin API request bodies.
+const DefaultMaxAPIBody = 64 << 10
+
+// APIDeps are the admin API's collaborators. Every service is required;
+// Tester nil makes the credential test endpoint answer 501.
+type APIDeps struct {
+	Accounts    *tenancy.Accounts
+	Members     *tenancy.Members
+	Sessions    *tenancy.Sessions
+	Keys        *tenancy.Keys
+	Credentials *tenancy.Credentials
+	// Limiter limits sign-up, log-in and invitation acceptance per client IP
+	// and email; nil means tenancy.NewLoginLimiter's defaults.
+	Limiter *tenancy.LoginLimiter
+	Tester  CredentialTester
+	Logger  *slog.Logger // nil discards
+	// CookieSecure marks session cookies Secure (set it behind HTTPS).
+	CookieSecure bool
+	// MaxBodyBytes bounds request bodies; 0 means DefaultMaxAPIBody.
+	MaxBodyBytes int
+}
+
+// API is the JSON admin API. Build it with NewAPI and Mount it.
+type API struct {
+	d APIDeps
+}
+
+// NewAPI returns the admin API over deps.
+func NewAPI(d APIDeps) *API {
+	if d.Limiter == nil {
+		d.Limiter = tenancy.NewLoginLimiter(tenancy.LoginLimitConfig{})
+	}
+	if d.Logger == nil {
+		d.Logger = slog.New(slog.DiscardHandler)
+	}
+	if d.MaxBodyBytes <= 0 {
+		d.MaxBodyBytes = DefaultMaxAPIBody
+	}
+	return &API{d: d}
+}
+
+// Mount registers the API's routes under /api/v1 on r.
+func (a *API) Mount(r fiber.Router) {
+	g := r.Group("/api/v1", a.noStore)
+	g.Post("/signup", a.signup)
+	g.Post("/login", a.login)
+	g.Post("/refresh", a.refresh)
+	g.Post("/invitations/:token/accept", a.acceptInvitation)
+
+	auth := g.Group("", a.RequireAuth)
+	auth.Post("/logout", a.logout)
+	auth.Get("/me", a.me)
+	auth.Get("/orgs", a.listOrgs)
+	auth.Post("/orgs", a.createOrg)
+	auth.Get("/orgs/current", a.currentOrg)
+	auth.Put("/orgs/current", a.switchOrg)
+	auth.Get("/orgs/:id/members", a.listMembers)
+	auth.Post("/orgs/:id/members", a.inviteMember)
+	auth.Patch("/orgs/:id/members/:user", a.changeRole)
+	auth.Delete("/orgs/:id/members/:user", a.removeMember)
+
+	auth.Get("/keys", a.listKeys)
+	auth.Post("/keys", a.createKey)
+	auth.Get("/keys/:id", a.getKey)
+	auth.Patch("/keys/:id", a.updateKey)
+	auth.Delete("/keys/:id", a.revokeKey)
+
+	auth.Get("/credentials", a.listCredentials)
+	auth.Post("/credentials", a.addCredential)
+	auth.Post("/credentials/:id/test", a.testCredential)
+	auth.Post("/credentials/:id/rotate", a.rotateCredential)
+	auth.Delete("/credentials/:id", a.deleteCredential)
+
+	g.Use(func(c *fiber.Ctx) error { return a.fail(c, errRoute) })
+}
+
+// noStore keeps tokens and keys out of caches.
+func (a *API) noStore(c *fiber.Ctx) error {
+	c.Set(fiber.HeaderCacheControl, "no-store")
+	return c.Next()
+}

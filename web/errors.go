@@ -1,0 +1,121 @@
+package web
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"math"
+	"strconv"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/heddle-gw/heddle/tenancy"
+)
+
+// Errors of the web layer itself.
+var (
+	errUnauthenticated = errors.New("web: authentication required")
+	errCSRF            = errors.New("web: missing or invalid CSRF token")
+	errBodyTooLarge    = errors.New("web: request body too large")
+	errMediaType       = errors.New("web: content type must be application/json")
+	errBadJSON         = errors.New("web: malformed JSON body")
+	errNoOrg           = errors.New("web: no current organisation")
+	errTesterMissing   = errors.New("web: credential testing is not available")
+	errRoute           = errors.New("web: no such endpoint")
+)
+
+// errorKind is how one error maps onto HTTP.
+type errorKind struct {
+	err     error
+	status  int
+	code    string
+	message string // "" means use the error's own text (safe for these)
+}
+
+// errorTable maps domain and web errors to a status and a stable code, first
+// match wins. Anything not listed is a 500 with an error id in the logs.
+var errorTable = []errorKind{
+	{errUnauthenticated, fiber.StatusUnauthorized, "tenancy.unauthorized", "authentication required"},
+	{tenancy.ErrUnauthorized, fiber.StatusUnauthorized, "tenancy.unauthorized", "authentication required"},
+	{tenancy.ErrInvalidLogin, fiber.StatusUnauthorized, "tenancy.invalid_login", "invalid email or password"},
+	{errCSRF, fiber.StatusForbidden, "tenancy.csrf", "missing or invalid CSRF token (send the heddle_csrf cookie's value in X-CSRF-Token)"},
+	{errNoOrg, fiber.StatusForbidden, "tenancy.no_organisation", "you are not a member of the session's organisation; switch organisation first"},
+	{tenancy.ErrForbidden, fiber.StatusForbidden, "tenancy.forbidden", "your role does not allow this"},
+	{tenancy.ErrNotFound, fiber.StatusNotFound, "tenancy.not_found", "not found"},
+	{errRoute, fiber.StatusNotFound, "tenancy.no_route", "no such endpoint"},
+	{tenancy.ErrNotConfigured, fiber.StatusNotFound, "tenancy.not_configured", "no credential for this provider"},
+	{tenancy.ErrEmailTaken, fiber.StatusConflict, "tenancy.email_taken", "that email is already registered"},
+	{tenancy.ErrLastOwner, fiber.StatusConflict, "tenancy.last_owner", "an organisation needs at least one owner"},
+	{tenancy.ErrDataKeyChanged, fiber.StatusConflict, "tenancy.conflict", "a concurrent change got there first; try again"},
+	{tenancy.ErrConflict, fiber.StatusConflict, "tenancy.conflict", "conflicts with an existing object"},
+	{tenancy.ErrInvitationInvalid, fiber.StatusGone, "tenancy.invitation_invalid", "invitation invalid, expired or already used"},
+	{tenancy.ErrInvalidInput, fiber.StatusBadRequest, "tenancy.invalid_input", ""},
+	{errBadJSON, fiber.StatusBadRequest, "tenancy.invalid_json", ""},
+	{errBodyTooLarge, fiber.StatusRequestEntityTooLarge, "tenancy.body_too_large", "request body too large"},
+	{errMediaType, fiber.StatusUnsupportedMediaType, "tenancy.unsupported_media_type", "send Content-Type: application/json"},
+	{tenancy.ErrCredentialTest, fiber.StatusUnprocessableEntity, "tenancy.credential_test_failed", ""},
+	{tenancy.ErrRateLimited, fiber.StatusTooManyRequests, "tenancy.rate_limited", "too many attempts; retry later"},
+	{errTesterMissing, fiber.StatusNotImplemented, "tenancy.credential_test_unavailable", "credential testing is not available on this deployment"},
+}
+
+// apiError is the JSON error body.
+type apiError struct {
+	Error apiErrorDetail `json:"error"`
+}
+
+type apiErrorDetail struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	Field   string `json:"field,omitempty"`
+	ErrorID string `json:"error_id,omitempty"`
+}
+
+// classify returns the status and body for err.
+func classify(err error) (int, apiErrorDetail, bool) {
+	for _, k := range errorTable {
+		if !errors.Is(err, k.err) {
+			continue
+		}
+		d := apiErrorDetail{Code: k.code, Message: k.message}
+		if d.Message == "" {
+			d.Message = publicMessage(err)
+		}
+		var ve *tenancy.ValidationError
+		if errors.As(err, &ve) {
+			d.Field, d.Message = ve.Field, ve.Field+" "+ve.Message
+		}
+		var fe *fieldError
+		if errors.As(err, &fe) {
+			d.Field = fe.field
+		}
+		return k.status, d, true
+	}
+	return fiber.StatusInternalServerError, apiErrorDetail{Code: "tenancy.internal", Message: "internal error"}, false
+}
+
+// publicMessage is the text of errors whose messages are written for users.
+func publicMessage(err error) string {
+	var pe interface{ Public() string }
+	if errors.As(err, &pe) {
+		return pe.Public()
+	}
+	return err.Error()
+}
+
+// fail writes err as a JSON error. Unknown errors are logged with an error
+// id that is also returned, never their text.
+func (a *API) fail(c *fiber.Ctx, err error) error {
+	status, d, known := classify(err)
+	if !known {
+		id := make([]byte, 8)
+		rand.Read(id)
+		d.ErrorID = hex.EncodeToString(id)
+		a.d.Logger.ErrorContext(c.UserContext(), "admin api error", "err", err, "error_id", d.ErrorID,
+			"method", c.Method(), "route", c.Route().Path)
+	}
+	var rl *tenancy.RateLimitError
+	if errors.As(err, &rl) {
+		c.Set(fiber.HeaderRetryAfter, strconv.Itoa(int(math.Ceil(rl.RetryAfter.Seconds()))))
+	}
+	return c.Status(status).JSON(apiError{Error: d})
+}
