@@ -1,0 +1,64 @@
+package routing
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// routerBenchDir is HEDDLE_ROUTERBENCH_DIR, or ../shared/data/routerbench
+// relative to the repository root.
+func routerBenchDir(t testing.TB) string {
+	dir := os.Getenv("HEDDLE_ROUTERBENCH_DIR")
+	if dir == "" {
+		dir = filepath.Join("..", "..", "shared", "data", "routerbench")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "arc_challenge_train.csv")); err != nil {
+		t.Fatalf("RouterBench data not found (set HEDDLE_ROUTERBENCH_DIR): %v", err)
+	}
+	return dir
+}
+
+func routerBenchFiles(dir, split string) string {
+	var files []string
+	for _, name := range []string{"arc_challenge", "mbpp", "winograde"} {
+		files = append(files, filepath.Join(dir, name+"_"+split+".csv"))
+	}
+	return strings.Join(files, ",")
+}
+
+// TestRouterBenchEval is `heddle bundle eval` on RouterBench: train on the
+// *_train.csv files, evaluate on *_test.csv, lexical-v1, seeds 1, 2, 3. The
+// table is printed with -v.
+func TestRouterBenchEval(t *testing.T) {
+	if testing.Short() {
+		t.Skip("RouterBench evaluation takes about a minute")
+	}
+	dir := routerBenchDir(t)
+	var out bytes.Buffer
+	err := EvalCommand(context.Background(), []string{
+		"--train", routerBenchFiles(dir, "train"), "--test", routerBenchFiles(dir, "test"), "--seeds", "1,2,3",
+	}, &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := out.String()
+	t.Log("\n" + text)
+	for _, want := range []string{
+		"| gpt-4-1106-preview (strongest) |", "| mistralai/mistral-7b-chat (cheapest) |", "| Oracle |",
+		"| Avengers-Pro α=0.00 |", "| Avengers-Pro α=0.50 |", "| Avengers-Pro α=1.00 |",
+		"test queries: 945; seeds: 3",
+		// Measured: α=0.15 reaches 90% of gpt-4's accuracy at about 6% of its cost.
+		"target 90% of strongest accuracy (79.14) at <= 10% of its cost: MET",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("eval output lacks %q", want)
+		}
+	}
+	if n := strings.Count(text, "| Avengers-Pro α="); n != 21 {
+		t.Errorf("%d alpha rows, want 21", n)
+	}
+}
