@@ -36,8 +36,11 @@ test-e2e: services e2e-deps build ## black-box tests of the built binary with re
 
 test: test-unit test-e2e ## the whole test suite (starts what it needs)
 
-bench: build ## gateway overhead and routing benchmarks (ratios against a same-run baseline)
-	$(GO) test -run '^$$' -bench . -benchtime 2000x ./e2e/bench/... ./routing/... ./llm/...
+bench: ## overhead, routing and translation benchmarks, each printed as a ratio to a baseline measured in the same run
+	$(GO) test -run '^$$' -bench 'GatewayAddedLatency' -benchtime 3000x ./gateway/httpapi/
+	$(GO) test -run '^$$' -bench 'AddedLatency' -benchtime 3000x ./dispatch/
+	$(GO) test -run '^$$' -bench 'Decide|HugotEmbed' ./routing/...
+	$(GO) test -run '^$$' -bench 'ClaudeCodeSized|Translate' ./llm/...
 
 run: ## run Heddle on the embedded default
 	$(GO) run .

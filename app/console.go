@@ -1,6 +1,16 @@
 package app
 
-import "github.com/gofiber/fiber/v2"
+import (
+	"github.com/gofiber/fiber/v2"
 
-// mountConsole mounts the admin JSON API (and, later, the console pages).
-func mountConsole(app *fiber.App, c *components) {}
+	"github.com/heddle-gw/heddle/web"
+)
+
+// mountConsole mounts the admin JSON API under /api/v1.
+func mountConsole(app *fiber.App, c *components) {
+	web.NewAPI(web.APIDeps{
+		Accounts: c.accounts, Members: c.members, Sessions: c.sessions, Keys: c.keys, Credentials: c.creds,
+		Limiter: c.limiter, Logger: c.logger.With("component", "web"), CookieSecure: c.cfg.CookieSecure,
+		MaxBodyBytes: c.cfg.MaxBodyBytes,
+	}).Mount(app)
+}

@@ -50,13 +50,14 @@ type components struct {
 	sessions   *tenancy.Sessions
 	limiter    *tenancy.LoginLimiter
 
-	writer   *analytics.Writer
-	reader   analytics.Reader
-	chStore  *chstore.Store
-	executor *dispatch.Executor
-	service  *gateway.Service
-	metrics  *metrics
-	hc       *http.Client
+	writer      *analytics.Writer
+	reader      analytics.Reader
+	chStore     *chstore.Store
+	executor    *dispatch.Executor
+	attemptSink *dispatch.SinkQueue
+	service     *gateway.Service
+	metrics     *metrics
+	hc          *http.Client
 }
 
 // wire opens the stores and builds every component. On error, whatever was
@@ -87,14 +88,18 @@ func wire(ctx context.Context, cfg Config, logger *slog.Logger) (_ *components, 
 		return nil, err
 	}
 	c.hc = upstreamClient()
+	c.attemptSink = dispatch.AsyncSink(gateway.AttemptSink{Catalog: c.catalog, Recorder: countingRecorder{next: c.writer, m: c.metrics}}, 8192)
 	c.executor = dispatch.NewExecutor(dispatch.Config{
 		MaxAttempts: cfg.MaxAttempts, FirstByteTimeout: cfg.FirstByteTimeout, StreamIdleTimeout: cfg.StreamIdleTimeout,
 	}, dispatch.Deps{
 		Providers:   providers(c.catalog, c.hc, cfg.AllowPrivate),
 		Credentials: credentialsAdapter{resolver: c.resolver, catalog: c.catalog},
 		Codecs:      c.codecs,
-		Sink:        gateway.AttemptSink{Catalog: c.catalog, Recorder: countingRecorder{next: c.writer, m: c.metrics}},
-		Logger:      logger.With("component", "dispatch"),
+		ModelOf: map[llm.Format]dispatch.ModelOfFunc{
+			llm.FormatAnthropic: anthropic.ModelOf, llm.FormatChat: openaichat.ModelOf, llm.FormatResponses: responses.ModelOf,
+		},
+		Sink:   c.attemptSink,
+		Logger: logger.With("component", "dispatch"),
 	})
 	router, err := routing.DefaultRouter(routing.Config{EmbedTimeout: cfg.EmbedTimeout})
 	if err != nil {
@@ -160,6 +165,11 @@ func (c *components) wireAnalytics(ctx context.Context) error {
 func (c *components) closeStores() {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
+	if c.attemptSink != nil {
+		if err := c.attemptSink.Close(ctx); err != nil {
+			c.logger.Warn("attempt sink close", "err", err)
+		}
+	}
 	if c.writer != nil {
 		if err := c.writer.Close(ctx); err != nil {
 			c.logger.Error("analytics writer close", "err", err)

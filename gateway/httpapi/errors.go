@@ -48,6 +48,10 @@ func classify(err error) apiError {
 		return apiError{503, "routing.unavailable", "overloaded_error", "the router cannot decide for this request (" + routingCause(err) + "); nothing was sent upstream", 0}
 	case errors.Is(err, dispatch.ErrDuplicateInFlight):
 		return apiError{409, "dispatch.duplicate_in_flight", "invalid_request_error", "a request with this Idempotency-Key is in flight", 0}
+	case errors.Is(err, dispatch.ErrIdempotencyMismatch):
+		return apiError{422, "dispatch.idempotency_mismatch", "invalid_request_error", "this Idempotency-Key was used with a different request body", 0}
+	case errors.Is(err, dispatch.ErrCircuitOpen):
+		return apiError{503, "dispatch.circuit_open", "overloaded_error", "every upstream for this model is failing; retry shortly", 5}
 	case errors.Is(err, dispatch.ErrOverloaded):
 		return apiError{503, "dispatch.overloaded", "overloaded_error", "too many concurrent requests; retry", 1}
 	case errors.As(err, &up) && up.Reason == dispatch.ReasonBadRequest:
