@@ -13,7 +13,9 @@ import (
 // streamDecoder turns a streamGenerateContent?alt=sse stream into canonical
 // events. Every chunk is a whole GenerateContentResponse holding the next
 // parts; blocks are synthesized from changes of part kind, and the message
-// ends at EOF with the last finishReason and usage seen.
+// ends at EOF with the last finishReason and usage seen. A chunk that yields
+// no event (an empty closing part) travels in the Raw of the next event, so
+// the Raw of all events rebuilds the stream byte for byte.
 type streamDecoder struct {
 	src      *sse.Reader
 	queue    []llm.Event

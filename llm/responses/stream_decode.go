@@ -39,7 +39,10 @@ type openBlock struct {
 	streamed bool // a delta was emitted
 }
 
-// streamDecoder turns a Responses SSE stream into canonical events.
+// streamDecoder turns a Responses SSE stream into canonical events. A frame
+// that yields no event (response.in_progress, content_part.added, unknown
+// events) travels in the Raw of the next event, so the Raw of all events
+// rebuilds the stream byte for byte up to its terminal event.
 type streamDecoder struct {
 	src      *sse.Reader
 	queue    []llm.Event
