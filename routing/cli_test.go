@@ -1,0 +1,183 @@
+package routing
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/heddle-gw/heddle/routing/bundles"
+)
+
+const cliJSONL = `{"prompt":"write a python function to sort numbers","task":"coding","scores":{"big":1,"small":0},"costs":{"big":0.01,"small":0.001}}
+{"prompt":"write a go function to reverse a slice","task":"coding","scores":{"big":1,"small":0},"costs":{"big":0.01,"small":0.001}}
+{"prompt":"translate hello into french","task":"translation","scores":{"big":1,"small":1},"costs":{"big":0.01,"small":0.001}}
+{"prompt":"translate thank you into german","task":"translation","scores":{"big":1,"small":1},"costs":{"big":0.01,"small":0.001}}
+`
+
+func writeFile(t *testing.T, name, data string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestTrainCommand(t *testing.T) {
+	ctx := context.Background()
+	data := writeFile(t, "train.jsonl", cliJSONL)
+	out := filepath.Join(t.TempDir(), "bundle.json")
+	var stdout bytes.Buffer
+	err := TrainCommand(ctx, []string{"--data", data, "--out", out, "--k", "2", "--shrinkage", "0", "--seed", "4", "--id", "org-1", "--revision", "7", "--date", "2026-11-29"}, &stdout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	b, err := LoadBundle(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.ID != "org-1" || b.Revision != "7" || b.Training.K != 2 || b.Training.Seed != 4 || b.Training.Date != "2026-11-29" ||
+		b.Training.Samples != 4 || strings.Join(b.Models, ",") != "big,small" || b.Embedder.ID != "lexical-v1" {
+		t.Fatalf("bundle %+v", b.Training)
+	}
+	if !strings.Contains(stdout.String(), "wrote "+out+": 2 clusters, 2 models, 4 samples") {
+		t.Fatalf("stdout %q", stdout.String())
+	}
+	// Without shrinkage the bundle routes coding to big and translation (where
+	// both models are right) to the cheaper small at alpha 0.6.
+	r, err := NewRouter(b, mustEmbedder(t, b), Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for text, want := range map[string]string{"write a function in python": "big", "translate good night into french": "small"} {
+		d, err := r.Decide(ctx, Query{Text: text, Alpha: 0.6, Eligible: []string{"big", "small"}})
+		if err != nil || d.Model != want {
+			t.Errorf("%q -> %s (%v), want %s", text, d.Model, err, want)
+		}
+	}
+}
+
+func mustEmbedder(t *testing.T, b *Bundle) Embedder {
+	t.Helper()
+	e, err := BundleEmbedder(b, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+func TestTrainCommandDefault(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "default.json")
+	if err := TrainCommand(context.Background(), []string{"--default", "--out", out}, &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(out)
+	if !bytes.Equal(got, bundles.DefaultJSON) {
+		t.Fatal("bundle train --default does not reproduce the embedded bundle")
+	}
+}
+
+func TestTrainCommandEmbedderOpener(t *testing.T) {
+	ctx := context.Background()
+	data := writeFile(t, "train.jsonl", strings.ReplaceAll(cliJSONL, `"prompt":"write`, `"prompt":"x write`))
+	out := filepath.Join(t.TempDir(), "b.json")
+	args := []string{"--data", data, "--out", out, "--k", "2", "--embedder", "hugot:/models/x"}
+	if err := TrainCommand(ctx, args, &bytes.Buffer{}); !errors.Is(err, ErrUsage) {
+		t.Fatalf("no opener: err %v, want ErrUsage", err)
+	}
+	var gotSpec string
+	open := WithEmbedderOpener(func(_ context.Context, spec string) (Embedder, error) {
+		gotSpec = spec
+		return mapEmbedder{}, nil
+	})
+	if err := TrainCommand(ctx, args, &bytes.Buffer{}, open); err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := os.ReadFile(out)
+	b, err := LoadBundle(bytes.NewReader(raw))
+	if err != nil || gotSpec != "hugot:/models/x" || b.Embedder.ID != "map" {
+		t.Fatalf("spec %q bundle embedder %+v err %v", gotSpec, b.Embedder, err)
+	}
+}
+
+func TestCommandUsageErrors(t *testing.T) {
+	ctx := context.Background()
+	data := writeFile(t, "train.jsonl", cliJSONL)
+	for name, run := range map[string]func() error{
+		"train without out":  func() error { return TrainCommand(ctx, []string{"--data", data}, &bytes.Buffer{}) },
+		"train without data": func() error { return TrainCommand(ctx, []string{"--out", "x"}, &bytes.Buffer{}) },
+		"train bad flag":     func() error { return TrainCommand(ctx, []string{"--nope"}, &bytes.Buffer{}) },
+		"eval bad seeds": func() error {
+			return EvalCommand(ctx, []string{"--train", data, "--test", data, "--seeds", "a"}, &bytes.Buffer{})
+		},
+		"pull without name": func() error { return ModelsPullCommand(ctx, nil, &bytes.Buffer{}) },
+		"pull without puller": func() error {
+			return ModelsPullCommand(ctx, []string{"org/model"}, &bytes.Buffer{})
+		},
+	} {
+		if err := run(); !errors.Is(err, ErrUsage) {
+			t.Errorf("%s: err %v, want ErrUsage", name, err)
+		}
+	}
+}
+
+func TestEvalCommand(t *testing.T) {
+	data := writeFile(t, "train.jsonl", cliJSONL)
+	var out bytes.Buffer
+	if err := EvalCommand(context.Background(), []string{"--train", data, "--test", data, "--k", "2", "--shrinkage", "0", "--seeds", "1,2"}, &out); err != nil {
+		t.Fatal(err)
+	}
+	text := out.String()
+	for _, want := range []string{
+		"| Setting | coding | translation | Avg acc (%) | Cost ($) | Cost vs strongest |",
+		"| big (strongest) | 100.00 | 100.00 | 100.00 | 0.0400 | 100.0% |",
+		"| small (cheapest) | 0.00 | 100.00 | 50.00 | 0.0040 | 10.0% |",
+		"| Oracle | 100.00 | 100.00 | 100.00 | 0.0220 | 55.0% |",
+		"| Avengers-Pro α=0.00 | 0.00 | 100.00 | 50.00 ± 0.00 | 0.0040 ± 0.0000 | 10.0% |",
+		"| Avengers-Pro α=0.60 | 100.00 | 100.00 | 100.00 ± 0.00 | 0.0220 ± 0.0000 | 55.0% |",
+		"seeds: 2",
+		"target 100% of strongest accuracy (100.00) at <= 50% of its cost: NOT MET: α=0.55 accuracy 100.00 at 55.0% of the cost",
+		"target 90% of strongest accuracy (90.00) at <= 10% of its cost: NOT MET",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("output lacks %q\n%s", want, text)
+		}
+	}
+}
+
+func TestModelsPullCommand(t *testing.T) {
+	var got []string
+	pull := WithPuller(func(_ context.Context, name, dest, base string) ([]string, error) {
+		got = []string{name, dest, base}
+		return []string{"config.json", "model.onnx"}, nil
+	})
+	var out bytes.Buffer
+	if err := ModelsPullCommand(context.Background(), []string{"org/model"}, &out, pull); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(got, "|") != "org/model|"+filepath.Join("models", "org", "model")+"|https://huggingface.co" {
+		t.Fatalf("puller got %v", got)
+	}
+	if !strings.Contains(out.String(), "pulled org/model into models/org/model: config.json, model.onnx") {
+		t.Fatalf("stdout %q", out.String())
+	}
+	if err := ModelsPullCommand(context.Background(), []string{"--dest", "/tmp/m", "--base-url", "http://127.0.0.1:1", "a/b"}, &out, pull); err != nil {
+		t.Fatal(err)
+	}
+	if got[1] != "/tmp/m" || got[2] != "http://127.0.0.1:1" {
+		t.Fatalf("flags not passed: %v", got)
+	}
+	fail := WithPuller(func(context.Context, string, string, string) ([]string, error) { return nil, errors.New("offline") })
+	if err := ModelsPullCommand(context.Background(), []string{"a/b"}, &out, fail); err == nil || !strings.Contains(err.Error(), "offline") {
+		t.Fatalf("puller error not returned: %v", err)
+	}
+}
