@@ -251,3 +251,14 @@ func (f *fixture) assertNeverSeen(s string) {
 		f.t.Fatal("the logs contain a secret")
 	}
 }
+
+// invite has the admin invite email into orgID with role; the invitee
+// accepts with a password and is returned as a logged-in browser.
+func (f *fixture) invite(admin *client, orgID, email, role string) *client {
+	f.t.Helper()
+	r := admin.mustStatus(admin.do("POST", "/api/v1/orgs/"+orgID+"/members", map[string]string{"email": email, "role": role}), 201)
+	path := str(r.json(f.t), "accept_path")
+	c := f.browser()
+	c.mustStatus(c.do("POST", path, map[string]string{"password": "invited password"}), 200)
+	return c
+}
