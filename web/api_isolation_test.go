@@ -75,4 +75,3 @@ func TestOrgIsolation(t *testing.T) {
 	}
 	f.assertNeverSeen(goodSecret)
 }
-

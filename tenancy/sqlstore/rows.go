@@ -145,7 +145,7 @@ func (r *keyRow) domain() *tenancy.Key {
 	return &tenancy.Key{
 		ID: r.ID, OrgID: r.OrgID, CreatedBy: r.CreatedBy, Name: r.Name, Prefix: r.Prefix, Hash: r.KeyHash,
 		Scopes: tenancy.SplitScopes(r.Scopes), Policy: tenancy.Policy(r.Policy), Alpha: r.Alpha,
-		Limits: tenancy.Limits{RPM: r.RPM, TPM: r.TPM, DailyBudgetMicros: r.DailyBudgetMicros, MonthlyBudgetMicros: r.MonthlyBudgetMicros},
+		Limits:    tenancy.Limits{RPM: r.RPM, TPM: r.TPM, DailyBudgetMicros: r.DailyBudgetMicros, MonthlyBudgetMicros: r.MonthlyBudgetMicros},
 		ExpiresAt: utcPtr(r.ExpiresAt), RevokedAt: utcPtr(r.RevokedAt), LastUsedAt: utcPtr(r.LastUsedAt), CreatedAt: utc(r.CreatedAt),
 	}
 }

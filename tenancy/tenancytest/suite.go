@@ -87,7 +87,7 @@ func testAccounts(t *testing.T, s tenancy.Store) {
 	}
 	gotO, err := s.OrgByID(ctx, o.ID)
 	mustNil(t, err, "org by id")
-	if (gotO.ID != o.ID || gotO.Name != o.Name || gotO.Slug != o.Slug || !gotO.CreatedAt.Equal(o.CreatedAt)) {
+	if gotO.ID != o.ID || gotO.Name != o.Name || gotO.Slug != o.Slug || !gotO.CreatedAt.Equal(o.CreatedAt) {
 		t.Fatalf("org by id: got %+v, want %+v", gotO, o)
 	}
 	gotO, err = s.OrgBySlug(ctx, "org-alice")
