@@ -38,8 +38,9 @@ func DefaultRouter(cfg Config) (*Router, error) {
 	return NewRouter(b, emb, cfg)
 }
 
-// corpusConfig is routing/bundles/corpus/config.json.
-type corpusConfig struct {
+// CorpusConfig is routing/bundles/corpus/config.json: how the default bundle
+// is trained.
+type CorpusConfig struct {
 	ID        string   `json:"id"`
 	Revision  string   `json:"revision"`
 	K         int      `json:"k"`
@@ -74,8 +75,8 @@ func TrainDefault(ctx context.Context) (*Bundle, error) {
 // for every model in quality.tsv, the quality of its task type and the cost of
 // the task type's typical token counts at the default catalog's prices (output
 // tokens times the model's reasoning multiplier).
-func DefaultSamples() ([]Sample, corpusConfig, error) {
-	var cfg corpusConfig
+func DefaultSamples() ([]Sample, CorpusConfig, error) {
+	var cfg CorpusConfig
 	raw, err := fs.ReadFile(bundles.Corpus, "corpus/config.json")
 	if err != nil {
 		return nil, cfg, fmt.Errorf("%w: %w", ErrData, err)

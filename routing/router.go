@@ -3,6 +3,7 @@ package routing
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -99,7 +100,9 @@ func (r *Router) Decide(ctx context.Context, q Query) (Decision, error) {
 	eligible := make([]int, 0, len(q.Eligible))
 	for _, m := range q.Eligible {
 		if i, ok := r.bundle.index[m]; ok {
-			eligible = append(eligible, i)
+			if !slices.Contains(eligible, i) {
+				eligible = append(eligible, i)
+			}
 		} else {
 			d.Drops = append(d.Drops, Drop{Model: m, Reason: DropNotInBundle})
 		}

@@ -37,7 +37,7 @@ func TestDecideExplains(t *testing.T) {
 		t.Fatal(err)
 	}
 	d, err := r.Decide(context.Background(), Query{
-		Text: "anything", Alpha: 0.5, Eligible: []string{"A", "B", "C", "Z"},
+		Text: "anything", Alpha: 0.5, Eligible: []string{"A", "B", "A", "C", "Z"},
 		Drops: []Drop{{Model: "D", Reason: DropDenied}},
 	})
 	if err != nil {
