@@ -51,6 +51,7 @@ type ValidationError struct {
 	Message string
 }
 
+// Error names the field and what is wrong with it.
 func (e *ValidationError) Error() string {
 	return fmt.Sprintf("tenancy: invalid %s: %s", e.Field, e.Message)
 }
@@ -65,6 +66,7 @@ type RateLimitError struct {
 	RetryAfter time.Duration
 }
 
+// Error says when to retry.
 func (e *RateLimitError) Error() string {
 	return fmt.Sprintf("tenancy: rate limited, retry after %s", e.RetryAfter)
 }
