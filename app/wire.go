@@ -17,6 +17,7 @@ import (
 	anasql "github.com/heddle-gw/heddle/analytics/sqlstore"
 	"github.com/heddle-gw/heddle/catalog"
 	"github.com/heddle-gw/heddle/dispatch"
+	"github.com/heddle-gw/heddle/dispatch/provider/openaicompat"
 	"github.com/heddle-gw/heddle/gateway"
 	"github.com/heddle-gw/heddle/gateway/httpapi"
 	"github.com/heddle-gw/heddle/llm"
@@ -88,6 +89,9 @@ func wire(ctx context.Context, cfg Config, logger *slog.Logger) (_ *components, 
 		return nil, err
 	}
 	c.hc = upstreamClient()
+	if !cfg.AllowPrivate {
+		c.hc = openaicompat.GuardedClient(c.hc)
+	}
 	c.attemptSink = dispatch.AsyncSink(gateway.AttemptSink{Catalog: c.catalog, Recorder: countingRecorder{next: c.writer, m: c.metrics}}, 8192)
 	c.executor = dispatch.NewExecutor(dispatch.Config{
 		MaxAttempts: cfg.MaxAttempts, FirstByteTimeout: cfg.FirstByteTimeout, StreamIdleTimeout: cfg.StreamIdleTimeout,
@@ -158,7 +162,9 @@ func (c *components) wireAnalytics(ctx context.Context) error {
 	}
 	c.writer = analytics.NewWriter(store, analytics.WriterConfig{SpillDir: c.cfg.SpillDir}, c.logger.With("component", "analytics"))
 	c.metrics.watchWriter(c.writer.Stats)
-	return c.writer.Start(ctx)
+	// The writer outlives the serve context: shutdown flushes it through
+	// Close, whereas a cancelled Start context would spill the queue to disk.
+	return c.writer.Start(context.WithoutCancel(ctx))
 }
 
 // closeStores flushes the analytics writer and closes every store.

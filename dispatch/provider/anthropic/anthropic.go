@@ -54,11 +54,12 @@ func New(cfg Config, hc *http.Client) *Client {
 }
 
 // Send posts call.Body to {base}/v1/messages. The caller's anthropic-version
-// and anthropic-beta headers pass through when present. Credential.BaseURL is
-// not honoured: only the catalog (Target.BaseURL) or the operator (Config)
-// choose where an official adapter sends a key.
+// and anthropic-beta headers pass through when present. The base URL is the
+// credential's when the tenant set one (the composition root guards the
+// dialer against internal addresses), else the catalog's, else the
+// configured one.
 func (c *Client) Send(ctx context.Context, call *dispatch.Call) (*dispatch.Reply, error) {
-	base := upstream.BaseURL(call.Target.BaseURL, c.cfg.BaseURL, DefaultBaseURL)
+	base := upstream.BaseURL(call.Credential.BaseURL, call.Target.BaseURL, c.cfg.BaseURL, DefaultBaseURL)
 	return upstream.Post(ctx, c.hc, c.cfg.Name, base+"/v1/messages", c.header(call), call.Body)
 }
 

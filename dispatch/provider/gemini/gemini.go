@@ -59,7 +59,7 @@ func URL(base, model string, stream bool) string {
 // Send posts call.Body to the model's endpoint. The key goes in a header,
 // never in the URL.
 func (c *Client) Send(ctx context.Context, call *dispatch.Call) (*dispatch.Reply, error) {
-	base := upstream.BaseURL(call.Target.BaseURL, c.cfg.BaseURL, DefaultBaseURL)
+	base := upstream.BaseURL(call.Credential.BaseURL, call.Target.BaseURL, c.cfg.BaseURL, DefaultBaseURL)
 	h := upstream.JSONHeader(call.Stream)
 	h.Set("X-Goog-Api-Key", call.Credential.Secret)
 	return upstream.Post(ctx, c.hc, c.cfg.Name, URL(base, call.Target.Upstream, call.Stream), h, call.Body)

@@ -61,15 +61,16 @@ func Path(f llm.Format) (string, error) {
 	return "", fmt.Errorf("openai: format %q is not served", f)
 }
 
-// Send posts call.Body to the endpoint of call.Target.Format. Credential.BaseURL
-// is not honoured: only the catalog (Target.BaseURL) or the operator (Config)
-// choose where an official adapter sends a key.
+// Send posts call.Body to the endpoint of call.Target.Format, under the
+// credential's base URL when the tenant set one (an Azure or enterprise
+// proxy; the composition root guards the dialer against internal
+// addresses), else the catalog's, else the configured one.
 func (c *Client) Send(ctx context.Context, call *dispatch.Call) (*dispatch.Reply, error) {
 	path, err := Path(call.Target.Format)
 	if err != nil {
 		return nil, err
 	}
-	base := upstream.BaseURL(call.Target.BaseURL, c.cfg.BaseURL, DefaultBaseURL)
+	base := upstream.BaseURL(call.Credential.BaseURL, call.Target.BaseURL, c.cfg.BaseURL, DefaultBaseURL)
 	h := upstream.JSONHeader(call.Stream)
 	h.Set("Authorization", "Bearer "+call.Credential.Secret)
 	if c.cfg.Organization != "" {

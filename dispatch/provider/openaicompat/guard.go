@@ -85,3 +85,17 @@ func guardedTransport(base http.RoundTripper) *http.Transport {
 	t.DialTLSContext = nil
 	return t
 }
+
+// GuardedClient returns a copy of hc whose transport refuses loopback,
+// private, link-local and reserved addresses at dial time (and uses no
+// proxy). The composition root gives it to every provider adapter when the
+// operator does not allow private upstreams, so no credential's base URL can
+// reach an internal address.
+func GuardedClient(hc *http.Client) *http.Client {
+	if hc == nil {
+		hc = &http.Client{}
+	}
+	clone := *hc
+	clone.Transport = guardedTransport(hc.Transport)
+	return &clone
+}
