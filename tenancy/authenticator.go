@@ -122,11 +122,15 @@ func (a *Authenticator) lookup(ctx context.Context, hash string, now time.Time) 
 	if e != nil && now.Sub(e.fetched) < a.cfg.CacheTTL {
 		return e, nil
 	}
-	v, err, _ := a.group.Do(hash, func() (any, error) {
+	ch := a.group.DoChan(hash, func() (any, error) {
 		a.mu.RLock()
 		gen := a.gen
 		a.mu.RUnlock()
-		k, err := a.store.KeyByHash(context.WithoutCancel(ctx), hash)
+		// The fetch is shared by every waiter: bound it, but do not let one
+		// waiter's cancellation fail the others.
+		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), lookupTimeout)
+		defer cancel()
+		k, err := a.store.KeyByHash(fctx, hash)
 		if err != nil && !errors.Is(err, ErrNotFound) {
 			return nil, fmt.Errorf("tenancy: authenticate: %w", err)
 		}
@@ -140,11 +144,19 @@ func (a *Authenticator) lookup(ctx context.Context, hash string, now time.Time) 
 		a.store1(hash, e, gen)
 		return e, nil
 	})
-	if err != nil {
-		return nil, err
+	select {
+	case r := <-ch:
+		if r.Err != nil {
+			return nil, r.Err
+		}
+		return r.Val.(*authEntry), nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
 	}
-	return v.(*authEntry), nil
 }
+
+// lookupTimeout bounds one shared store lookup on the hot path.
+const lookupTimeout = 5 * time.Second
 
 func (a *Authenticator) store1(hash string, e *authEntry, gen uint64) {
 	if a.cfg.CacheTTL < 0 {

@@ -167,3 +167,42 @@ func TestLastUsedWrittenAtMostOncePerMinute(t *testing.T) {
 		t.Fatalf("last used after retry %v, want %v", got.LastUsedAt, w.clock.Now())
 	}
 }
+
+type blockingStore struct {
+	*tenancytest.Memory
+	release chan struct{}
+}
+
+func (s *blockingStore) KeyByHash(ctx context.Context, hash string) (*tenancy.Key, error) {
+	select {
+	case <-s.release:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	return s.Memory.KeyByHash(ctx, hash)
+}
+
+func TestAuthenticateHonoursContext(t *testing.T) {
+	w := newWorld(t)
+	keys := tenancy.NewKeys(w.store, tenancy.KeysConfig{Now: w.clock.Now})
+	_, plain, err := keys.Create(context.Background(), w.ownerA, tenancy.KeyInput{Name: "k"})
+	noErr(t, err)
+	store := &blockingStore{Memory: w.store, release: make(chan struct{})}
+	auth := tenancy.NewAuthenticator(store, tenancy.AuthConfig{Now: w.clock.Now})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { _, err := auth.Authenticate(ctx, plain); done <- err }()
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("got %v, want context.Canceled", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Authenticate ignored its context while the store hung")
+	}
+	close(store.release)
+	if _, err := auth.Authenticate(context.Background(), plain); err != nil {
+		t.Fatalf("after the store recovered: %v", err)
+	}
+}

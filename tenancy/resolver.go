@@ -65,22 +65,29 @@ func (r *CredentialResolver) Resolve(ctx context.Context, orgID, provider string
 	if ok && r.cfg.Now().Sub(e.fetched) < r.cfg.TTL {
 		return e.secret, e.err
 	}
-	v, err, _ := r.group.Do(k, func() (any, error) {
+	ch := r.group.DoChan(k, func() (any, error) {
 		r.mu.RLock()
 		gen := r.gen
 		r.mu.RUnlock()
-		e, err := r.fetch(context.WithoutCancel(ctx), orgID, provider)
+		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), lookupTimeout)
+		defer cancel()
+		e, err := r.fetch(fctx, orgID, provider)
 		if err != nil {
 			return nil, err
 		}
 		r.put(k, e, gen)
 		return e, nil
 	})
-	if err != nil {
-		return Secret{}, err
+	select {
+	case res := <-ch:
+		if res.Err != nil {
+			return Secret{}, res.Err
+		}
+		e = res.Val.(resolved)
+		return e.secret, e.err
+	case <-ctx.Done():
+		return Secret{}, ctx.Err()
 	}
-	e = v.(resolved)
-	return e.secret, e.err
 }
 
 func (r *CredentialResolver) fetch(ctx context.Context, orgID, provider string) (resolved, error) {

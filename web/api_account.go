@@ -25,7 +25,7 @@ func (a *API) signup(c *fiber.Ctx) error {
 	if err := a.decode(c, &req, false); err != nil {
 		return a.fail(c, err)
 	}
-	if err := a.d.Limiter.Allow(c.IP(), req.Email); err != nil {
+	if err := a.d.Limiter.Allow(utils.CopyString(c.IP()), req.Email); err != nil {
 		return a.fail(c, err)
 	}
 	ctx := c.UserContext()
@@ -55,7 +55,7 @@ func (a *API) login(c *fiber.Ctx) error {
 	if err := a.decode(c, &req, false); err != nil {
 		return a.fail(c, err)
 	}
-	if err := a.d.Limiter.Allow(c.IP(), req.Email); err != nil {
+	if err := a.d.Limiter.Allow(utils.CopyString(c.IP()), req.Email); err != nil {
 		return a.fail(c, err)
 	}
 	ctx := c.UserContext()

@@ -2,6 +2,7 @@ package web
 
 import (
 	"github.com/gofiber/fiber/v2"
+	"github.com/gofiber/fiber/v2/utils"
 
 	"github.com/heddle-gw/heddle/tenancy"
 )
@@ -201,7 +202,7 @@ func (a *API) acceptInvitation(c *fiber.Ctx) error {
 	if err := a.decode(c, &req, auth != nil); err != nil {
 		return a.fail(c, err)
 	}
-	if err := a.d.Limiter.Allow(c.IP(), ""); err != nil {
+	if err := a.d.Limiter.Allow(utils.CopyString(c.IP()), ""); err != nil {
 		return a.fail(c, err)
 	}
 	ctx := c.UserContext()
