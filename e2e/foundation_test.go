@@ -111,6 +111,9 @@ func TestFoundationJourney(t *testing.T) {
 	if got := reqs[0].Header.Get("Authorization"); got != "Bearer "+fakeSecret {
 		t.Errorf("upstream Authorization = %q, want the uploaded credential", got)
 	}
+	if !strings.Contains(string(reqs[0].Body), `"include_usage":true`) {
+		t.Errorf("Heddle did not ask the upstream for stream usage: %s", reqs[0].Body)
+	}
 	if reqs[0].Path != "/v1/chat/completions" || reqs[0].Model != "gpt-5-mini" || !reqs[0].Stream {
 		t.Errorf("upstream request = %s model %q stream %v", reqs[0].Path, reqs[0].Model, reqs[0].Stream)
 	}
@@ -191,9 +194,9 @@ func TestFoundationJourney(t *testing.T) {
 	defer db.Close()
 	ctx := context.Background()
 	var served, route string
-	var status, attempts int
-	if err := db.QueryRowContext(ctx, `SELECT served_model, route_kind, status, attempts FROM requests WHERE request_id = ?`, reqID).
-		Scan(&served, &route, &status, &attempts); err != nil {
+	var status, attempts, inTok, outTok, cost int
+	if err := db.QueryRowContext(ctx, `SELECT served_model, route_kind, status, attempts, input_tokens, output_tokens, cost_micros FROM requests WHERE request_id = ?`, reqID).
+		Scan(&served, &route, &status, &attempts, &inTok, &outTok, &cost); err != nil {
 		var n1, n2 int
 		_ = db.QueryRow(`SELECT count(*) FROM requests`).Scan(&n1)
 		_ = db.QueryRow(`SELECT count(*) FROM attempts`).Scan(&n2)
@@ -201,6 +204,14 @@ func TestFoundationJourney(t *testing.T) {
 	}
 	if served != "gpt-5-mini" || route != "explicit" || status != 200 || attempts != 1 {
 		t.Errorf("request row = %s %s %d %d", served, route, status, attempts)
+	}
+	// The caller did not ask for stream usage; Heddle asked upstream anyway
+	// and priced it: 10 input tokens at $0.25/M + 5 output at $2/M = 12.5 -> 13 micros.
+	if inTok != 10 || outTok != 5 || cost != 13 {
+		t.Errorf("usage %d/%d cost %d micros, want 10/5 and 13", inTok, outTok, cost)
+	}
+	if strings.Contains(body, `"usage"`) {
+		t.Errorf("the client got a usage chunk it did not ask for:\n%s", body)
 	}
 	var outcome, provider string
 	var idx int

@@ -10,6 +10,7 @@ import (
 	"github.com/heddle-gw/heddle/catalog"
 	"github.com/heddle-gw/heddle/dispatch"
 	"github.com/heddle-gw/heddle/llm"
+	"github.com/heddle-gw/heddle/llm/openaichat"
 )
 
 // Deps are the collaborators of a Service.
@@ -86,6 +87,11 @@ func (s *Service) serve(ctx context.Context, t *Turn, out Output, rec *analytics
 		Purpose: dispatch.PurposeMain, Inbound: t.Format, Request: req,
 		RawBody: t.Body, Header: passHeaders(t), Stream: req.Stream,
 	}
+	if !fastPathLossless(t.Format, req) {
+		// Re-encode so the upstream is asked for usage (billing needs it)
+		// while the client still gets the stream it asked for.
+		op.RawBody = nil
+	}
 	served := Served{RequestID: t.RequestID, Route: res.route, Stream: req.Stream}
 	if req.Stream {
 		return s.stream(ctx, meta, plan, op, codec, served, out, rec, res)
@@ -108,9 +114,12 @@ func (s *Service) serve(ctx context.Context, t *Turn, out Output, rec *analytics
 
 func (s *Service) stream(ctx context.Context, meta dispatch.Meta, plan dispatch.Plan, op *dispatch.Operation,
 	codec llm.Codec, served Served, out Output, rec *analytics.Request, r *resolution) error {
-	w := &streamWriter{out: out, served: served, inbound: op.Inbound}
+	w := &streamWriter{out: out, served: served, inbound: op.Inbound, noRaw: op.RawBody == nil}
 	w.buf = &bytes.Buffer{}
 	w.enc = codec.NewStreamEncoder(w.buf)
+	if enc, ok := w.enc.(*openaichat.StreamEncoder); ok {
+		enc.IncludeUsage = op.Request.StreamUsage
+	}
 	res, err := s.d.Executor.Run(ctx, meta, plan, op, w)
 	s.account(rec, res, r)
 	if err != nil && !w.committed {
@@ -120,6 +129,13 @@ func (s *Service) stream(ctx context.Context, meta dispatch.Meta, plan dispatch.
 		return fmt.Errorf("gateway: stream failed after commit: %w", err)
 	}
 	return nil
+}
+
+// fastPathLossless reports whether forwarding the caller's body unchanged
+// still gives Heddle the usage it bills by: an OpenAI Chat stream reports
+// usage only when the caller asked for it.
+func fastPathLossless(f llm.Format, req *llm.Request) bool {
+	return !(f == llm.FormatChat && req.Stream && !req.StreamUsage)
 }
 
 // passHeaders keeps the caller headers an upstream of the same family needs.

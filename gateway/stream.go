@@ -15,6 +15,7 @@ type streamWriter struct {
 	served    Served
 	inbound   llm.Format
 	same      bool
+	noRaw     bool // re-encode even a same-format stream (see fastPathLossless)
 	committed bool
 	enc       llm.StreamEncoder
 	buf       *bytes.Buffer
@@ -28,7 +29,7 @@ var (
 // Commit sends the response head for the served target.
 func (w *streamWriter) Commit(t dispatch.Target, fallback bool) {
 	w.committed = true
-	w.same = t.Format == w.inbound
+	w.same = t.Format == w.inbound && !w.noRaw
 	w.served.Model, w.served.Provider, w.served.Fallback = t.Model, t.Provider, fallback
 	w.out.Commit(w.served)
 }
