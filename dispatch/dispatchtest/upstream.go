@@ -18,9 +18,12 @@ import (
 const MaxStall = 30 * time.Second
 
 // Upstream is a fake provider endpoint on loopback. It answers OpenAI Chat
-// Completions (any path ending in /chat/completions) and Anthropic Messages
-// (any path ending in /v1/messages), streaming or not as the request asks, and
-// plays one scripted Step per request. It records every request it received.
+// Completions (any path ending in /chat/completions), Anthropic Messages
+// (any path ending in /v1/messages), OpenAI Responses (any path ending in
+// /responses) and Gemini (/v1beta/models/{model}:generateContent, and
+// :streamGenerateContent for a stream), streaming or not as the request asks,
+// and plays one scripted Step per request. It records every request it
+// received.
 type Upstream struct {
 	// URL is the server's root, e.g. http://127.0.0.1:PORT.
 	URL string
@@ -42,8 +45,8 @@ type Request struct {
 	Header http.Header
 	Body   []byte
 	Format llm.Format
-	Model  string // the body's model field
-	Stream bool   // the body's stream field
+	Model  string // the body's model field (Gemini: the URL's model)
+	Stream bool   // the body's stream field (Gemini: the URL's method)
 }
 
 // NewUpstream starts a fake upstream, closed when t ends.
@@ -131,6 +134,14 @@ func (u *Upstream) serve(w http.ResponseWriter, r *http.Request) {
 		rec.Format, wire = llm.FormatChat, chatWire{}
 	case strings.HasSuffix(r.URL.Path, "/v1/messages"):
 		rec.Format, wire = llm.FormatAnthropic, anthropicWire{}
+	case strings.HasSuffix(r.URL.Path, "/responses"):
+		rec.Format, wire = llm.FormatResponses, responsesWire{}
+	default:
+		if model, stream, ok := geminiRoute(r.URL.Path); ok {
+			rec.Format, wire = llm.FormatGemini, geminiWire{}
+			head.Model, head.Stream = model, stream
+			rec.Model, rec.Stream = model, stream
+		}
 	}
 	u.mu.Lock()
 	u.reqs = append(u.reqs, rec)
