@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	mrand "math/rand/v2"
 	"net/netip"
 	"net/url"
 	"strings"
@@ -94,19 +95,27 @@ func (s *Credentials) Add(ctx context.Context, actor Actor, in CredentialInput) 
 	return redact(c), nil
 }
 
-// sealed seals secret into c and runs write, re-sealing when the org's DEK
-// was replaced in between (write returned ErrDataKeyChanged).
+// sealed seals secret into c and runs write, re-sealing (after a short,
+// growing pause) when the org's DEK was replaced in between: write returned
+// ErrDataKeyChanged because an org re-encryption committed first.
 func (s *Credentials) sealed(ctx context.Context, c *Credential, secret string, write func() error) error {
-	for attempt := 0; ; attempt++ {
+	const attempts = 8
+	for attempt := 1; ; attempt++ {
 		var err error
 		c.Ciphertext, c.DEKVersion, err = s.vault.Seal(ctx, c.OrgID, c.ID, c.Provider, []byte(secret))
 		if err != nil {
 			return err
 		}
-		if err = write(); !errors.Is(err, ErrDataKeyChanged) || attempt == 2 {
+		if err = write(); !errors.Is(err, ErrDataKeyChanged) || attempt == attempts {
 			return err
 		}
 		s.vault.forgetDEK(c.OrgID)
+		pause := time.Duration(attempt) * 5 * time.Millisecond
+		select {
+		case <-time.After(pause + time.Duration(mrand.Int64N(int64(pause)))):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 	}
 }
 

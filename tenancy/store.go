@@ -113,12 +113,19 @@ type DataKeyStore interface {
 	// RewrapDataKey stores a re-wrapped (same) DEK if the row still has
 	// version and oldWrapped; ErrConflict otherwise.
 	RewrapDataKey(ctx context.Context, orgID string, version int64, oldWrapped, newWrapped []byte, at time.Time) error
-	// ReplaceDataKey swaps in a fresh DEK (dk.Version must be oldVersion+1)
-	// and the org's credentials re-sealed under it, in one transaction. It
-	// returns ErrConflict if the version moved or creds is not every
-	// credential of the org.
-	ReplaceDataKey(ctx context.Context, dk *DataKey, oldVersion int64, creds []Credential) error
+	// ReencryptDataKey runs one transaction that locks the org's data key
+	// (ErrConflict unless it still has oldVersion), reads every credential
+	// of the org under that lock, calls reseal with them, and stores the
+	// data key and credentials reseal returns: every credential of the org,
+	// each sealed under the new key (version oldVersion+1). Concurrent
+	// credential writes wait for the lock and then see ErrDataKeyChanged.
+	// reseal does no I/O; an error from it aborts the transaction.
+	ReencryptDataKey(ctx context.Context, orgID string, oldVersion int64, reseal Reseal) error
 }
+
+// Reseal re-seals an organisation's credentials under a fresh data key and
+// returns that key (wrapped) and the re-sealed credentials.
+type Reseal func(creds []Credential) (*DataKey, []Credential, error)
 
 // Store is everything tenancy persists.
 type Store interface {

@@ -175,10 +175,6 @@ func (v *Vault) reencryptOnce(ctx context.Context, orgID string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	creds, err := v.store.OrgCredentials(ctx, orgID)
-	if err != nil {
-		return 0, fmt.Errorf("tenancy: re-encrypt: %w", err)
-	}
 	h, err := newDataKeyset()
 	if err != nil {
 		return 0, err
@@ -187,34 +183,41 @@ func (v *Vault) reencryptOnce(ctx context.Context, orgID string) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("%w: %w", ErrVault, err)
 	}
-	for i := range creds {
-		c := &creds[i]
-		if c.DEKVersion != old.version {
-			return 0, fmt.Errorf("tenancy: credential sealed under another data key: %w", ErrDataKeyChanged)
-		}
-		pt, err := old.aead.Decrypt(c.Ciphertext, credentialAD(c.OrgID, c.ID, c.Provider))
-		if err != nil {
-			return 0, fmt.Errorf("%w: credential %s does not decrypt for org %s", ErrVault, c.ID, orgID)
-		}
-		c.Ciphertext, err = fresh.Encrypt(pt, credentialAD(c.OrgID, c.ID, c.Provider))
-		clear(pt)
-		if err != nil {
-			return 0, fmt.Errorf("%w: seal: %w", ErrVault, err)
-		}
-		c.DEKVersion = old.version + 1
-	}
 	w, err := wrap(h, v.currentKEK(), orgID)
 	if err != nil {
 		return 0, err
 	}
 	now := v.cfg.Now().UTC()
 	dk := &DataKey{OrgID: orgID, Wrapped: w, Version: old.version + 1, CreatedAt: now, UpdatedAt: now}
-	if err := v.store.ReplaceDataKey(ctx, dk, old.version, creds); err != nil {
+	n := 0
+	err = v.store.ReencryptDataKey(ctx, orgID, old.version, func(creds []Credential) (*DataKey, []Credential, error) {
+		out := make([]Credential, len(creds))
+		for i, c := range creds {
+			if c.DEKVersion != old.version {
+				return nil, nil, fmt.Errorf("tenancy: credential sealed under another data key: %w", ErrDataKeyChanged)
+			}
+			ad := credentialAD(c.OrgID, c.ID, c.Provider)
+			pt, err := old.aead.Decrypt(c.Ciphertext, ad)
+			if err != nil {
+				return nil, nil, fmt.Errorf("%w: credential %s does not decrypt for org %s", ErrVault, c.ID, orgID)
+			}
+			c.Ciphertext, err = fresh.Encrypt(pt, ad)
+			clear(pt)
+			if err != nil {
+				return nil, nil, fmt.Errorf("%w: seal: %w", ErrVault, err)
+			}
+			c.DEKVersion = dk.Version
+			out[i] = c
+		}
+		n = len(out)
+		return dk, out, nil
+	})
+	if err != nil {
 		return 0, fmt.Errorf("tenancy: re-encrypt org %s: %w", orgID, err)
 	}
 	v.forgetDEK(orgID)
-	v.cfg.Logger.InfoContext(ctx, "organisation re-encrypted under a fresh data key", "org_id", orgID, "credentials", len(creds), "dek_version", dk.Version)
-	return len(creds), nil
+	v.cfg.Logger.InfoContext(ctx, "organisation re-encrypted under a fresh data key", "org_id", orgID, "credentials", n, "dek_version", dk.Version)
+	return n, nil
 }
 
 // lockFile takes an exclusive lock file; the returned func releases it.

@@ -117,33 +117,44 @@ func (s *Store) RewrapDataKey(ctx context.Context, orgID string, version int64, 
 	return mapErr("rewrap data key", affected1(res, tenancy.ErrConflict))
 }
 
-// ReplaceDataKey implements tenancy.DataKeyStore.
-func (s *Store) ReplaceDataKey(ctx context.Context, dk *tenancy.DataKey, oldVersion int64, creds []tenancy.Credential) error {
-	if dk.Version != oldVersion+1 {
-		return mapErr("replace data key", tenancy.ErrConflict)
-	}
-	return mapErr("replace data key", s.tx(ctx, func(tx *gorm.DB) error {
-		res := tx.Exec("UPDATE org_data_keys SET wrapped = ?, version = ?, created_at = ?, updated_at = ? WHERE org_id = ? AND version = ?",
-			dk.Wrapped, dk.Version, utc(dk.CreatedAt), utc(dk.UpdatedAt), dk.OrgID, oldVersion)
+// ReencryptDataKey implements tenancy.DataKeyStore. The version check
+// takes the data key row's write lock, so credential writes (which touch
+// that row first) wait and then see the new version.
+func (s *Store) ReencryptDataKey(ctx context.Context, orgID string, oldVersion int64, reseal tenancy.Reseal) error {
+	return mapErr("re-encrypt data key", s.tx(ctx, func(tx *gorm.DB) error {
+		res := tx.Exec("UPDATE org_data_keys SET version = version WHERE org_id = ? AND version = ?", orgID, oldVersion)
 		if err := affected1(res, tenancy.ErrConflict); err != nil {
 			return err
 		}
-		for _, c := range creds {
-			if c.DEKVersion != dk.Version {
+		var rows []credentialRow
+		if err := tx.Where("org_id = ?", orgID).Order("created_at, id").Find(&rows).Error; err != nil {
+			return err
+		}
+		creds := make([]tenancy.Credential, len(rows))
+		for i := range rows {
+			creds[i] = *rows[i].domain()
+		}
+		dk, out, err := reseal(creds)
+		if err != nil {
+			return err
+		}
+		if dk == nil || dk.OrgID != orgID || dk.Version != oldVersion+1 || len(out) != len(creds) {
+			return tenancy.ErrConflict
+		}
+		res = tx.Exec("UPDATE org_data_keys SET wrapped = ?, version = ?, created_at = ?, updated_at = ? WHERE org_id = ? AND version = ?",
+			dk.Wrapped, dk.Version, utc(dk.CreatedAt), utc(dk.UpdatedAt), orgID, oldVersion)
+		if err := affected1(res, tenancy.ErrConflict); err != nil {
+			return err
+		}
+		for i, c := range out {
+			if c.ID != creds[i].ID || c.DEKVersion != dk.Version {
 				return tenancy.ErrConflict
 			}
 			res := tx.Exec("UPDATE credentials SET ciphertext = ?, dek_version = ? WHERE org_id = ? AND id = ? AND dek_version = ?",
-				c.Ciphertext, c.DEKVersion, dk.OrgID, c.ID, oldVersion)
+				c.Ciphertext, c.DEKVersion, orgID, c.ID, oldVersion)
 			if err := affected1(res, tenancy.ErrConflict); err != nil {
 				return err
 			}
-		}
-		var stale int64
-		if err := tx.Model(&credentialRow{}).Where("org_id = ? AND dek_version <> ?", dk.OrgID, dk.Version).Count(&stale).Error; err != nil {
-			return err
-		}
-		if stale != 0 {
-			return tenancy.ErrConflict
 		}
 		return nil
 	}))

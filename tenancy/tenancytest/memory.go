@@ -647,36 +647,50 @@ func (m *Memory) RewrapDataKey(_ context.Context, orgID string, version int64, o
 	return nil
 }
 
-// ReplaceDataKey implements tenancy.DataKeyStore.
-func (m *Memory) ReplaceDataKey(_ context.Context, dk *tenancy.DataKey, oldVersion int64, creds []tenancy.Credential) error {
+// ReencryptDataKey implements tenancy.DataKeyStore; the store's lock is held
+// across reseal, as the SQL store holds the data key row's.
+func (m *Memory) ReencryptDataKey(_ context.Context, orgID string, oldVersion int64, reseal tenancy.Reseal) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	cur, ok := m.dataKeys[dk.OrgID]
-	if !ok || cur.Version != oldVersion || dk.Version != oldVersion+1 {
+	cur, ok := m.dataKeys[orgID]
+	if !ok || cur.Version != oldVersion {
 		return tenancy.ErrConflict
 	}
-	n := 0
+	var creds []tenancy.Credential
 	for _, c := range m.creds {
-		if c.OrgID == dk.OrgID {
-			n++
+		if c.OrgID == orgID {
+			creds = append(creds, *cloneCred(c))
 		}
 	}
-	if n != len(creds) {
-		return tenancy.ErrConflict
+	sort.Slice(creds, func(i, j int) bool { return older(creds[i].CreatedAt, creds[j].CreatedAt, creds[i].ID, creds[j].ID) })
+	dk, out, err := reseal(creds)
+	if err != nil {
+		return err
 	}
-	for _, c := range creds {
-		x, ok := m.creds[c.ID]
-		if !ok || x.OrgID != dk.OrgID || x.DEKVersion != oldVersion || c.DEKVersion != dk.Version {
-			return tenancy.ErrConflict
-		}
+	if err := checkResealed(orgID, oldVersion, creds, dk, out); err != nil {
+		return err
 	}
-	for _, c := range creds {
+	for _, c := range out {
 		x := m.creds[c.ID]
 		x.Ciphertext, x.DEKVersion = bytes.Clone(c.Ciphertext), c.DEKVersion
 		m.creds[c.ID] = x
 	}
 	nd := *dk
 	nd.Wrapped = bytes.Clone(dk.Wrapped)
-	m.dataKeys[dk.OrgID] = nd
+	m.dataKeys[orgID] = nd
+	return nil
+}
+
+// checkResealed checks what a reseal returned: the next version of the
+// org's key and exactly the credentials it was given, under that version.
+func checkResealed(orgID string, oldVersion int64, in []tenancy.Credential, dk *tenancy.DataKey, out []tenancy.Credential) error {
+	if dk == nil || dk.OrgID != orgID || dk.Version != oldVersion+1 || len(out) != len(in) {
+		return tenancy.ErrConflict
+	}
+	for i := range out {
+		if out[i].ID != in[i].ID || out[i].OrgID != orgID || out[i].DEKVersion != dk.Version {
+			return tenancy.ErrConflict
+		}
+	}
 	return nil
 }

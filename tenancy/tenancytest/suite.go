@@ -484,33 +484,66 @@ func testDataKeys(t *testing.T, s tenancy.Store) {
 	}
 	sameTime(t, "rewrap updated at", dk.UpdatedAt, at)
 
-	// ReplaceDataKey: all credentials of the org must be given.
+	// ReencryptDataKey: reseal sees every credential of the org (and no
+	// other org's) and must return all of them under the next version.
 	org := orgs[1]
 	c1 := &tenancy.Credential{ID: id(), OrgID: org, Provider: "openai", Label: "o", LastFour: "1111", Ciphertext: []byte("old1"), DEKVersion: 1, CreatedAt: base}
-	c2 := &tenancy.Credential{ID: id(), OrgID: org, Provider: "google", Label: "g", LastFour: "2222", Ciphertext: []byte("old2"), DEKVersion: 1, CreatedAt: base}
+	c2 := &tenancy.Credential{ID: id(), OrgID: org, Provider: "google", Label: "g", LastFour: "2222", Ciphertext: []byte("old2"), DEKVersion: 1, CreatedAt: base.Add(time.Second)}
 	mustNil(t, s.CreateCredential(ctx, c1), "cred 1")
 	mustNil(t, s.CreateCredential(ctx, c2), "cred 2")
-	n1, n2 := *c1, *c2
-	n1.Ciphertext, n1.DEKVersion = []byte("new1"), 2
-	n2.Ciphertext, n2.DEKVersion = []byte("new2"), 2
+	mustNil(t, s.CreateCredential(ctx, &tenancy.Credential{ID: id(), OrgID: orgs[2], Provider: "openai", Label: "x", LastFour: "9999",
+		Ciphertext: []byte("other"), DEKVersion: 1, CreatedAt: base}), "other org's cred")
 	fresh := &tenancy.DataKey{OrgID: org, Wrapped: []byte("fresh"), Version: 2, CreatedAt: at, UpdatedAt: at}
-	mustIs(t, s.ReplaceDataKey(ctx, fresh, 1, []tenancy.Credential{n1}), tenancy.ErrConflict, "replace with a credential missing")
-	if got, _ := s.OrgCredential(ctx, org, c1.ID); string(got.Ciphertext) != "old1" || got.DEKVersion != 1 {
-		t.Fatalf("failed replace changed a credential: %+v", got)
+	reseal := func(drop int, version int64, fail error) tenancy.Reseal {
+		return func(creds []tenancy.Credential) (*tenancy.DataKey, []tenancy.Credential, error) {
+			if len(creds) != 2 || creds[0].ID != c1.ID || creds[1].ID != c2.ID || string(creds[0].Ciphertext) != "old1" {
+				t.Fatalf("reseal got %+v", creds)
+			}
+			if fail != nil {
+				return nil, nil, fail
+			}
+			out := make([]tenancy.Credential, 0, 2)
+			for i, c := range creds {
+				if i == drop {
+					continue
+				}
+				c.Ciphertext, c.DEKVersion = []byte("new-"+c.Provider), version
+				out = append(out, c)
+			}
+			return fresh, out, nil
+		}
 	}
-	if got, _ := s.DataKey(ctx, org); got.Version != 1 || string(got.Wrapped) != "w1-"+org {
-		t.Fatalf("failed replace changed the data key: %+v", got)
+	unchanged := func(what string) {
+		t.Helper()
+		if got, _ := s.OrgCredential(ctx, org, c1.ID); string(got.Ciphertext) != "old1" || got.DEKVersion != 1 {
+			t.Fatalf("%s changed a credential: %+v", what, got)
+		}
+		if got, _ := s.DataKey(ctx, org); got.Version != 1 || string(got.Wrapped) != "w1-"+org {
+			t.Fatalf("%s changed the data key: %+v", what, got)
+		}
 	}
-	mustIs(t, s.ReplaceDataKey(ctx, fresh, 3, []tenancy.Credential{n1, n2}), tenancy.ErrConflict, "replace with stale version")
-	mustNil(t, s.ReplaceDataKey(ctx, fresh, 1, []tenancy.Credential{n1, n2}), "replace")
+	mustIs(t, s.ReencryptDataKey(ctx, org, 1, reseal(1, 2, nil)), tenancy.ErrConflict, "reseal dropping a credential")
+	unchanged("a dropped credential")
+	mustIs(t, s.ReencryptDataKey(ctx, org, 1, reseal(-1, 3, nil)), tenancy.ErrConflict, "reseal under the wrong version")
+	unchanged("a wrong version")
+	boom := fmt.Errorf("boom")
+	if err := s.ReencryptDataKey(ctx, org, 1, reseal(-1, 2, boom)); !errors.Is(err, boom) {
+		t.Fatalf("reseal error: got %v", err)
+	}
+	unchanged("a failed reseal")
+	mustIs(t, s.ReencryptDataKey(ctx, org, 2, func([]tenancy.Credential) (*tenancy.DataKey, []tenancy.Credential, error) {
+		t.Fatal("reseal called with a stale version")
+		return nil, nil, nil
+	}), tenancy.ErrConflict, "stale version")
+	mustNil(t, s.ReencryptDataKey(ctx, org, 1, reseal(-1, 2, nil)), "re-encrypt")
 	got, _ := s.DataKey(ctx, org)
 	if got.Version != 2 || string(got.Wrapped) != "fresh" {
-		t.Fatalf("after replace: data key %+v", got)
+		t.Fatalf("after re-encrypt: data key %+v", got)
 	}
-	for _, want := range []tenancy.Credential{n1, n2} {
-		c, _ := s.OrgCredential(ctx, org, want.ID)
-		if string(c.Ciphertext) != string(want.Ciphertext) || c.DEKVersion != 2 {
-			t.Fatalf("after replace: credential %+v", c)
+	for _, c := range []*tenancy.Credential{c1, c2} {
+		g, _ := s.OrgCredential(ctx, org, c.ID)
+		if string(g.Ciphertext) != "new-"+c.Provider || g.DEKVersion != 2 || g.LastFour != c.LastFour {
+			t.Fatalf("after re-encrypt: credential %+v", g)
 		}
 	}
 	// A credential written under the replaced version is refused.
