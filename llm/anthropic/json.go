@@ -115,3 +115,23 @@ func compactJSON(raw []byte) string {
 	}
 	return buf.String()
 }
+
+// decodeList decodes a JSON array in one pass; when that fails it decodes
+// the elements one by one, so the error names the offending index.
+func decodeList[T any](raw json.RawMessage, path string) ([]T, error) {
+	var list []T
+	if err := json.Unmarshal(raw, &list); err == nil {
+		return list, nil
+	}
+	items, err := decodeArray(raw, path)
+	if err != nil {
+		return nil, err
+	}
+	list = make([]T, len(items))
+	for i, item := range items {
+		if err := decodeAt(item, &list[i], fmt.Sprintf("%s[%d]", path, i)); err != nil {
+			return nil, err
+		}
+	}
+	return list, nil
+}

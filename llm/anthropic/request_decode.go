@@ -87,17 +87,13 @@ func decodeSystem(raw json.RawMessage) ([]llm.Part, error) {
 		}
 		return []llm.Part{{Type: llm.PartText, Text: s}}, nil
 	}
-	items, err := decodeArray(raw, "system")
+	blocks, err := decodeList[inBlock](raw, "system")
 	if err != nil {
 		return nil, err
 	}
-	parts := make([]llm.Part, 0, len(items))
-	for i, item := range items {
+	parts := make([]llm.Part, 0, len(blocks))
+	for i, b := range blocks {
 		path := fmt.Sprintf("system[%d]", i)
-		var b inBlock
-		if err := decodeAt(item, &b, path); err != nil {
-			return nil, err
-		}
 		if b.Type != "text" {
 			return nil, badRequest(path+".type", fmt.Sprintf("expected \"text\", got %q", b.Type))
 		}
@@ -107,17 +103,13 @@ func decodeSystem(raw json.RawMessage) ([]llm.Part, error) {
 }
 
 func decodeMessages(raw json.RawMessage) ([]llm.Message, error) {
-	items, err := decodeArray(raw, "messages")
+	items, err := decodeList[inMessage](raw, "messages")
 	if err != nil {
 		return nil, err
 	}
 	msgs := make([]llm.Message, 0, len(items))
-	for i, item := range items {
+	for i, m := range items {
 		path := fmt.Sprintf("messages[%d]", i)
-		var m inMessage
-		if err := decodeAt(item, &m, path); err != nil {
-			return nil, err
-		}
 		var role llm.Role
 		switch m.Role {
 		case "user":
@@ -174,13 +166,13 @@ func decodeContent(raw json.RawMessage, path string) ([]llm.Part, error) {
 		}
 		return []llm.Part{{Type: llm.PartText, Text: s}}, nil
 	}
-	items, err := decodeArray(raw, path)
+	blocks, err := decodeList[inBlock](raw, path)
 	if err != nil {
 		return nil, err
 	}
-	parts := make([]llm.Part, 0, len(items))
-	for j, item := range items {
-		p, ok, err := decodeBlock(item, fmt.Sprintf("%s[%d]", path, j))
+	parts := make([]llm.Part, 0, len(blocks))
+	for j := range blocks {
+		p, ok, err := blockPart(&blocks[j], fmt.Sprintf("%s[%d]", path, j))
 		if err != nil {
 			return nil, err
 		}
@@ -198,12 +190,17 @@ func decodeBlock(raw json.RawMessage, path string) (p llm.Part, ok bool, err err
 	if err := decodeAt(raw, &b, path); err != nil {
 		return p, false, err
 	}
+	return blockPart(&b, path)
+}
+
+// blockPart maps a decoded content block to its canonical part.
+func blockPart(b *inBlock, path string) (p llm.Part, ok bool, err error) {
 	cache := cacheMark(b.CacheControl)
 	switch b.Type {
 	case "text":
 		return llm.Part{Type: llm.PartText, Text: b.Text, CacheControl: cache}, true, nil
 	case "image", "document":
-		p, err := decodeSource(b, path)
+		p, err := decodeSource(*b, path)
 		p.CacheControl = cache
 		return p, err == nil, err
 	case "tool_use":
@@ -290,17 +287,13 @@ func decodeTools(raw json.RawMessage) ([]llm.Tool, error) {
 	if isNull(raw) {
 		return nil, nil
 	}
-	items, err := decodeArray(raw, "tools")
+	items, err := decodeList[inTool](raw, "tools")
 	if err != nil {
 		return nil, err
 	}
 	tools := make([]llm.Tool, 0, len(items))
-	for i, item := range items {
+	for i, t := range items {
 		path := fmt.Sprintf("tools[%d]", i)
-		var t inTool
-		if err := decodeAt(item, &t, path); err != nil {
-			return nil, err
-		}
 		if t.Type != "" && t.Type != "custom" {
 			continue // a server tool (web_search_..., bash_...): Anthropic-only
 		}

@@ -101,17 +101,13 @@ func decodeResponseFormat(f *inResponseFormat) (*llm.ResponseFormat, error) {
 }
 
 func decodeMessages(raw json.RawMessage, r *llm.Request) error {
-	items, err := decodeArray(raw, "messages")
+	items, err := decodeList[inMessage](raw, "messages")
 	if err != nil {
 		return err
 	}
 	r.Messages = make([]llm.Message, 0, len(items))
-	for i, item := range items {
+	for i, m := range items {
 		path := fmt.Sprintf("messages[%d]", i)
-		var m inMessage
-		if err := decodeAt(item, &m, path); err != nil {
-			return err
-		}
 		switch m.Role {
 		case "system", "developer":
 			parts, err := decodeParts(m.Content, path+".content", true)
@@ -170,16 +166,12 @@ func decodeAssistant(m inMessage, path string) (llm.Message, error) {
 	if isNull(m.ToolCalls) {
 		return msg, nil
 	}
-	calls, err := decodeArray(m.ToolCalls, path+".tool_calls")
+	calls, err := decodeList[inToolCall](m.ToolCalls, path+".tool_calls")
 	if err != nil {
 		return msg, err
 	}
-	for j, raw := range calls {
+	for j, tc := range calls {
 		cpath := fmt.Sprintf("%s.tool_calls[%d]", path, j)
-		var tc inToolCall
-		if err := decodeAt(raw, &tc, cpath); err != nil {
-			return msg, err
-		}
 		if tc.ID == "" {
 			return msg, badRequest(cpath+".id", "required")
 		}
@@ -208,18 +200,13 @@ func decodeParts(raw json.RawMessage, path string, textOnly bool) ([]llm.Part, e
 		}
 		return []llm.Part{{Type: llm.PartText, Text: s}}, nil
 	}
-	items, err := decodeArray(raw, path)
+	items, err := decodeList[inPart](raw, path)
 	if err != nil {
 		return nil, err
 	}
 	parts := make([]llm.Part, 0, len(items))
-	for j, item := range items {
-		ppath := fmt.Sprintf("%s[%d]", path, j)
-		var p inPart
-		if err := decodeAt(item, &p, ppath); err != nil {
-			return nil, err
-		}
-		part, err := decodePart(p, ppath, textOnly)
+	for j, p := range items {
+		part, err := decodePart(p, fmt.Sprintf("%s[%d]", path, j), textOnly)
 		if err != nil {
 			return nil, err
 		}
@@ -273,17 +260,13 @@ func decodeTools(raw json.RawMessage) ([]llm.Tool, error) {
 	if isNull(raw) {
 		return nil, nil
 	}
-	items, err := decodeArray(raw, "tools")
+	items, err := decodeList[inTool](raw, "tools")
 	if err != nil {
 		return nil, err
 	}
 	tools := make([]llm.Tool, 0, len(items))
-	for i, item := range items {
+	for i, t := range items {
 		path := fmt.Sprintf("tools[%d]", i)
-		var t inTool
-		if err := decodeAt(item, &t, path); err != nil {
-			return nil, err
-		}
 		if t.Type != "function" {
 			return nil, badRequest(path+".type", fmt.Sprintf("unsupported tool type %q", t.Type))
 		}
