@@ -37,7 +37,7 @@ test-e2e: services e2e-deps build ## black-box tests of the built binary with re
 test: test-unit test-e2e ## the whole test suite (starts what it needs)
 
 bench: ## overhead, routing and translation benchmarks, each printed as a ratio to a baseline measured in the same run
-	$(GO) test -run '^$$' -bench 'GatewayAddedLatency' -benchtime 3000x ./gateway/httpapi/
+	$(GO) test -run '^$$' -bench 'GatewayAddedLatency' -benchtime 3000x ./app/
 	$(GO) test -run '^$$' -bench 'AddedLatency' -benchtime 3000x ./dispatch/
 	$(GO) test -run '^$$' -bench 'Decide|HugotEmbed' ./routing/...
 	$(GO) test -run '^$$' -bench 'ClaudeCodeSized|Translate' ./llm/...
