@@ -303,11 +303,13 @@ func responsesTurn(t *testing.T, client openai.Client, params responses.Response
 }
 
 // sdkGenAI: google.golang.org/genai generateContent, served by a Responses
-// upstream (the override catalog's model). The Gemini format carries no call
-// ids, so the call and its response pair by name; the Responses upstream
-// still gets a function_call and function_call_output that share a call_id.
+// upstream (the override catalog's model). Heddle passes the upstream's
+// call_id in functionCall.id, genai echoes it in functionResponse.id, and the
+// Responses upstream gets a function_call and function_call_output that share
+// the original call_id.
 func sdkGenAI(t *testing.T, in *instance, stream bool) {
-	tn, up := sdkTenant(t, in, "openai", "/v1", "gpt-5", "call_resp_42")
+	const callID = "call_resp_42"
+	tn, up := sdkTenant(t, in, "openai", "/v1", "gpt-5", callID)
 	ctx := sdkContext(t)
 	client, err := genai.NewClient(ctx, &genai.ClientConfig{APIKey: tn.Key, Backend: genai.BackendGeminiAPI,
 		HTTPOptions: genai.HTTPOptions{BaseURL: in.URL}})
@@ -329,7 +331,7 @@ func sdkGenAI(t *testing.T, in *instance, stream bool) {
 	}
 	call := first.calls[0]
 	args, _ := json.Marshal(call.Args)
-	if call.Name != sdkToolName || !sameJSON(string(args), sdkToolArgs) {
+	if call.ID != callID || call.Name != sdkToolName || !sameJSON(string(args), sdkToolArgs) {
 		t.Errorf("functionCall: id %q name %q args %s", call.ID, call.Name, args)
 	}
 	if first.usage == nil || first.usage.PromptTokenCount != sdkIn1 || first.usage.CandidatesTokenCount != sdkOut1 {
@@ -351,10 +353,8 @@ func sdkGenAI(t *testing.T, in *instance, stream bool) {
 			t.Errorf("upstream request %s format %s", r.Path, r.Format)
 		}
 	}
-	id := checkResponsesUpstream(t, reqs)
-	t.Logf("genai saw functionCall id %q; the Responses upstream's replayed call and output share call_id %q", call.ID, id)
-	if call.ID != "" && id != call.ID {
-		t.Errorf("upstream call_id %q, the SDK saw %q", id, call.ID)
+	if id := checkResponsesUpstream(t, reqs); id != callID {
+		t.Errorf("the replayed call and its output have call_id %q, want %q", id, callID)
 	}
 }
 
