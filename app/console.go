@@ -11,6 +11,6 @@ func mountConsole(app *fiber.App, c *components) {
 	web.NewAPI(web.APIDeps{
 		Accounts: c.accounts, Members: c.members, Sessions: c.sessions, Keys: c.keys, Credentials: c.creds,
 		Limiter: c.limiter, Logger: c.logger.With("component", "web"), CookieSecure: c.cfg.CookieSecure,
-		MaxBodyBytes: c.cfg.MaxBodyBytes,
+		Tester: credentialTester{catalog: c.catalog, providers: c.providers, codecs: c.codecs, logger: c.logger},
 	}).Mount(app)
 }

@@ -59,6 +59,7 @@ type components struct {
 	service     *gateway.Service
 	metrics     *metrics
 	hc          *http.Client
+	providers   map[string]dispatch.Provider
 }
 
 // wire opens the stores and builds every component. On error, whatever was
@@ -92,11 +93,12 @@ func wire(ctx context.Context, cfg Config, logger *slog.Logger) (_ *components, 
 	if !cfg.AllowPrivate {
 		c.hc = openaicompat.GuardedClient(c.hc)
 	}
+	c.providers = providers(c.catalog, c.hc, cfg.AllowPrivate)
 	c.attemptSink = dispatch.AsyncSink(gateway.AttemptSink{Catalog: c.catalog, Recorder: countingRecorder{next: c.writer, m: c.metrics}}, 8192)
 	c.executor = dispatch.NewExecutor(dispatch.Config{
 		MaxAttempts: cfg.MaxAttempts, FirstByteTimeout: cfg.FirstByteTimeout, StreamIdleTimeout: cfg.StreamIdleTimeout,
 	}, dispatch.Deps{
-		Providers:   providers(c.catalog, c.hc, cfg.AllowPrivate),
+		Providers:   c.providers,
 		Credentials: credentialsAdapter{resolver: c.resolver, catalog: c.catalog},
 		Codecs:      c.codecs,
 		ModelOf: map[llm.Format]dispatch.ModelOfFunc{

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"strings"
 	"testing"
 )
 
@@ -90,3 +91,6 @@ func signUp(t *testing.T, heddleURL, email, provider, secret, baseURL string) *t
 	}
 	return tn
 }
+
+// io_copy reads a response body into b.
+func io_copy(b *strings.Builder, resp *http.Response) (int64, error) { return io.Copy(b, resp.Body) }
