@@ -42,6 +42,11 @@ func NewRouter(b *Bundle, emb Embedder, cfg Config) (*Router, error) {
 	if b == nil {
 		return nil, unavailable(ErrNoBundle)
 	}
+	if b.index == nil { // built by hand rather than by LoadBundle or Train
+		if err := b.init(); err != nil {
+			return nil, unavailable(err)
+		}
+	}
 	if err := b.CheckEmbedder(emb); err != nil {
 		return nil, unavailable(err)
 	}

@@ -114,7 +114,9 @@ func (e *Embedder) Embed(ctx context.Context, text string) ([]float32, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return e.run(StripAccents(text))
+	// hugot's Go tokenizer exits the process on an encoding error: give it
+	// valid UTF-8 only.
+	return e.run(StripAccents(strings.ToValidUTF8(text, " ")))
 }
 
 func (e *Embedder) run(text string) ([]float32, error) {

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -69,6 +70,26 @@ func TestEmbedTinyModel(t *testing.T) {
 	plain, _ := e.Embed(ctx, "le cafe est tres bon")
 	if c := cos(acc, plain); c < 0.99999 {
 		t.Fatalf("accented text embeds differently: cos %v", c)
+	}
+}
+
+// TestEmbedOddInput feeds what a client might send; none of it may crash the
+// process (hugot's tokenizer calls log.Fatal on an encoding error).
+func TestEmbedOddInput(t *testing.T) {
+	e, _ := openTiny(t)
+	for name, text := range map[string]string{
+		"empty":        "",
+		"invalid utf8": "abc\xff\xfe\x80def",
+		"controls":     "a\x00b\x01\x1b[31mred",
+		"emoji":        "fix it 🚀🔥 now",
+		"cjk":          "请把这段话翻译成英文",
+		"long":         strings.Repeat("word ", 5000),
+		"only spaces":  "   \n\t  ",
+	} {
+		v, err := e.Embed(context.Background(), text)
+		if err != nil || len(v) != tinybert.Dim {
+			t.Errorf("%s: %d dims, err %v", name, len(v), err)
+		}
 	}
 }
 
