@@ -103,6 +103,9 @@ func TestNewRouterRefusesMismatch(t *testing.T) {
 	if _, err := NewRouter(nil, handEmbedder(), Config{}); !errors.Is(err, ErrUnavailable) || !errors.Is(err, ErrNoBundle) {
 		t.Fatalf("nil bundle: %v", err)
 	}
+	if _, err := NewRouter(&Bundle{ID: "hand-made"}, handEmbedder(), Config{}); !errors.Is(err, ErrUnavailable) || !errors.Is(err, ErrBundle) {
+		t.Fatalf("invalid hand-built bundle: %v", err)
+	}
 	for name, e := range map[string]Embedder{
 		"id":          &fakeEmbedder{id: "other", fp: "fp", dim: 2},
 		"dim":         &fakeEmbedder{id: "fake", fp: "fp", dim: 3},
