@@ -25,6 +25,19 @@ type Embedder interface {
 	Embed(ctx context.Context, text string) ([]float32, error)
 }
 
+// Inline is an optional ability of an Embedder whose Embed is plain CPU work
+// bounded by the length of its input (lexical-v1). EmbedWithTimeout runs such
+// an embedder on the caller's goroutine for texts up to InlineMaxBytes, with
+// no goroutine or timer, and still fails with ErrEmbedTimeout if the call took
+// longer than the timeout.
+type Inline interface {
+	InlineEmbed() bool
+}
+
+// InlineMaxBytes bounds the texts an Inline embedder embeds on the caller's
+// goroutine; longer texts take the goroutine-and-timer path.
+const InlineMaxBytes = 64 << 10
+
 // EmbedWithTimeout embeds text, giving up after d (DefaultEmbedTimeout when
 // d <= 0) even if the embedder ignores its context. A timeout returns an error
 // wrapping ErrEmbedTimeout and context.DeadlineExceeded; any other failure
@@ -32,6 +45,19 @@ type Embedder interface {
 func EmbedWithTimeout(ctx context.Context, e Embedder, text string, d time.Duration) ([]float32, error) {
 	if d <= 0 {
 		d = DefaultEmbedTimeout
+	}
+	if in, ok := e.(Inline); ok && in.InlineEmbed() && len(text) <= InlineMaxBytes {
+		start := time.Now()
+		v, err := e.Embed(ctx, text)
+		switch {
+		case err != nil:
+			return nil, fmt.Errorf("%w: %w", ErrEmbed, err)
+		case time.Since(start) > d:
+			return nil, fmt.Errorf("%w after %v: %w", ErrEmbedTimeout, d, context.DeadlineExceeded)
+		case len(v) != e.Dim():
+			return nil, fmt.Errorf("%w: got %d dimensions, want %d", ErrEmbed, len(v), e.Dim())
+		}
+		return v, nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()

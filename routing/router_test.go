@@ -127,6 +127,34 @@ func TestDecideRejectsBadAlpha(t *testing.T) {
 	}
 }
 
+// inlineEmbedder is a fakeEmbedder that runs on the caller's goroutine.
+type inlineEmbedder struct{ fakeEmbedder }
+
+func (*inlineEmbedder) InlineEmbed() bool { return true }
+
+func TestEmbedWithTimeoutInline(t *testing.T) {
+	ctx := context.Background()
+	fast := &inlineEmbedder{*handEmbedder()}
+	if v, err := EmbedWithTimeout(ctx, fast, "x", time.Second); err != nil || len(v) != 2 {
+		t.Fatalf("v %v err %v", v, err)
+	}
+	slow := &inlineEmbedder{fakeEmbedder{dim: 2, vec: []float32{1, 0}, sleep: 30 * time.Millisecond}}
+	if _, err := EmbedWithTimeout(ctx, slow, "x", 5*time.Millisecond); !errors.Is(err, ErrEmbedTimeout) {
+		t.Fatalf("slow inline embed: err %v, want ErrEmbedTimeout", err)
+	}
+	failing := &inlineEmbedder{fakeEmbedder{dim: 2, err: errors.New("bad")}}
+	if _, err := EmbedWithTimeout(ctx, failing, "x", time.Second); !errors.Is(err, ErrEmbed) {
+		t.Fatalf("failing inline embed: err %v", err)
+	}
+	// A text over InlineMaxBytes takes the goroutine path, which gives up on time.
+	long := string(make([]byte, InlineMaxBytes+1))
+	start := time.Now()
+	slow.sleep = 200 * time.Millisecond
+	if _, err := EmbedWithTimeout(ctx, slow, long, 10*time.Millisecond); !errors.Is(err, ErrEmbedTimeout) || time.Since(start) > 150*time.Millisecond {
+		t.Fatalf("long text: err %v after %v", err, time.Since(start))
+	}
+}
+
 func TestEmbedWithTimeout(t *testing.T) {
 	ctx := context.Background()
 	v, err := EmbedWithTimeout(ctx, handEmbedder(), "x", 0)

@@ -95,6 +95,10 @@ func (e *Embedder) Dim() int { return e.p.Dim }
 // IDF table, so two embedders with equal fingerprints embed identically.
 func (e *Embedder) Fingerprint() string { return e.fp }
 
+// InlineEmbed reports that Embed is bounded CPU work, safe to run on the
+// caller's goroutine (routing.Inline).
+func (e *Embedder) InlineEmbed() bool { return true }
+
 // Params returns a copy of the embedder's definition (for storing in a bundle).
 func (e *Embedder) Params() Params {
 	p := e.p
