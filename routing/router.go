@@ -12,6 +12,9 @@ type Config struct {
 	TopP         int           // nearest clusters used (DefaultTopP)
 	Beta         float64       // softmax sharpness (DefaultBeta)
 	EmbedTimeout time.Duration // DefaultEmbedTimeout
+	// MaxEmbedBytes keeps only the last bytes of Query.Text
+	// (DefaultMaxEmbedBytes), whatever the caller passes.
+	MaxEmbedBytes int
 }
 
 func (c Config) withDefaults() Config {
@@ -23,6 +26,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.EmbedTimeout <= 0 {
 		c.EmbedTimeout = DefaultEmbedTimeout
+	}
+	if c.MaxEmbedBytes <= 0 {
+		c.MaxEmbedBytes = DefaultMaxEmbedBytes
 	}
 	return c
 }
@@ -116,7 +122,7 @@ func (r *Router) Decide(ctx context.Context, q Query) (Decision, error) {
 		return d, unavailable(ErrNoEligible)
 	}
 	start := time.Now()
-	vec, err := EmbedWithTimeout(ctx, r.emb, q.Text, r.cfg.EmbedTimeout)
+	vec, err := EmbedWithTimeout(ctx, r.emb, tail(q.Text, r.cfg.MaxEmbedBytes), r.cfg.EmbedTimeout)
 	d.EmbedLatency = time.Since(start)
 	if err != nil {
 		return d, unavailable(err)

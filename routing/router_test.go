@@ -118,6 +118,28 @@ func TestNewRouterRefusesMismatch(t *testing.T) {
 	}
 }
 
+// recordingEmbedder remembers the text it was asked to embed.
+type recordingEmbedder struct {
+	fakeEmbedder
+	got string
+}
+
+func (r *recordingEmbedder) Embed(ctx context.Context, text string) ([]float32, error) {
+	r.got = text
+	return r.vec, nil
+}
+
+func TestDecideEmbedsTheLastBytes(t *testing.T) {
+	rec := &recordingEmbedder{fakeEmbedder: *handEmbedder()}
+	r, _ := NewRouter(handBundle(t), rec, Config{MaxEmbedBytes: 5})
+	if _, err := r.Decide(context.Background(), Query{Text: "0123456789", Alpha: 0.5, Eligible: []string{"A"}}); err != nil {
+		t.Fatal(err)
+	}
+	if rec.got != "56789" {
+		t.Fatalf("embedded %q, want the last 5 bytes", rec.got)
+	}
+}
+
 func TestDecideRejectsBadAlpha(t *testing.T) {
 	r, _ := NewRouter(handBundle(t), handEmbedder(), Config{})
 	for _, a := range []float64{-0.1, 1.1} {
