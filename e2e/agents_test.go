@@ -1,0 +1,359 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/heddle-gw/heddle/catalog"
+	"github.com/heddle-gw/heddle/dispatch/dispatchtest"
+	"github.com/heddle-gw/heddle/llm"
+)
+
+// The npm clients pinned in package.json (`npm ci` in e2e/ installs them).
+const (
+	claudeBin = "node_modules/@anthropic-ai/claude-code-linux-x64/claude"
+	codexBin  = "node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex"
+	// agentTimeout bounds one CLI run.
+	agentTimeout = 120 * time.Second
+)
+
+// agentPath returns the absolute path of an npm client binary, failing the
+// test when it is missing.
+func agentPath(t *testing.T, rel string) string {
+	t.Helper()
+	p, err := filepath.Abs(rel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Stat(p); err != nil || st.IsDir() || st.Mode()&0o111 == 0 {
+		t.Fatalf("%s is missing or not executable (%v): run `cd e2e && npm ci`", p, err)
+	}
+	return p
+}
+
+// agentRun is the outcome of one CLI run.
+type agentRun struct {
+	stdout, stderr string
+	err            error
+}
+
+// runAgent runs bin in dir with exactly env (plus PATH), under agentTimeout.
+func runAgent(t *testing.T, bin, dir string, env map[string]string, args ...string) agentRun {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), agentTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Dir = dir
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
+	for k, v := range env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	cmd.Stdin = strings.NewReader("")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.WaitDelay = 5 * time.Second
+	err := cmd.Run()
+	if ctx.Err() != nil {
+		err = ctx.Err()
+	}
+	return agentRun{stdout: stdout.String(), stderr: stderr.String(), err: err}
+}
+
+// explain prints everything needed to debug a failed agent run.
+func (r agentRun) explain(t *testing.T, in *instance, up *dispatchtest.Upstream) {
+	t.Helper()
+	t.Logf("exit: %v\n--- stdout:\n%s\n--- stderr:\n%s", r.err, r.stdout, r.stderr)
+	for i, req := range up.Requests() {
+		body := string(req.Body)
+		if len(body) > 2000 {
+			body = body[:1000] + " ... " + body[len(body)-1000:]
+		}
+		t.Logf("--- upstream request %d: %s %s model %q stream %v\n%s", i, req.Path, req.Format, req.Model, req.Stream, body)
+	}
+	t.Logf("--- heddle logs:\n%s", in.logs.String())
+}
+
+// claudeOnChatCatalog writes an override catalog that rebinds every
+// Anthropic-family model to the "openai" provider (Chat Completions) with
+// upstream id "up-<model id>", so Claude Code's requests reach a Chat upstream.
+func claudeOnChatCatalog(t *testing.T) string {
+	t.Helper()
+	def, err := catalog.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := catalog.File{Version: "e2e-claude-on-chat"}
+	for _, m := range def.Models() {
+		if m.Family != "anthropic" {
+			continue
+		}
+		m.Bindings = []catalog.Binding{{Provider: "openai", Upstream: "up-" + m.ID}}
+		f.Models = append(f.Models, m)
+	}
+	if len(f.Models) == 0 {
+		t.Fatal("the default catalog has no Anthropic models")
+	}
+	return writeJSONFile(t, "claude-on-chat.json", f)
+}
+
+// TestClaudeCodeOverChatUpstream runs `claude -p` against Heddle; its
+// Anthropic Messages requests are served by a fake OpenAI Chat upstream
+// scripted to call Claude Code's Write tool and then answer with text.
+func TestClaudeCodeOverChatUpstream(t *testing.T) {
+	bin := agentPath(t, claudeBin)
+	up := dispatchtest.NewUpstream(t)
+	in := startHeddle(t, map[string]string{"HEDDLE_CATALOG_FILE": claudeOnChatCatalog(t)})
+	tn := signUp(t, in.URL, "claude-code@example.com", "openai", fakeSecret, up.URL+"/v1")
+
+	work, home := t.TempDir(), t.TempDir()
+	target := filepath.Join(work, "hello.txt")
+	const content = "Hello from Heddle\n"
+	const callID = "call_write_7f3a"
+	const final = "Created hello.txt with the greeting."
+	args, _ := json.Marshal(map[string]string{"file_path": target, "content": content})
+	const model = "up-claude-sonnet-4-5"
+	up.Script(model, dispatchtest.Tool(callID, "Write", string(args)), dispatchtest.OK(final))
+
+	run := runAgent(t, bin, work, map[string]string{
+		"HOME":                                     home,
+		"ANTHROPIC_BASE_URL":                       in.URL,
+		"ANTHROPIC_AUTH_TOKEN":                     tn.Key,
+		"ANTHROPIC_DEFAULT_HAIKU_MODEL":            "claude-haiku-4-5",
+		"DISABLE_TELEMETRY":                        "1",
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+		"DISABLE_AUTOUPDATER":                      "1",
+	}, "-p", "Create a file named hello.txt in the current directory containing the line: Hello from Heddle",
+		"--model", "claude-sonnet-4-5", "--allowedTools", "Write")
+	ok := true
+	fail := func(format string, a ...any) {
+		t.Helper()
+		ok = false
+		t.Errorf(format, a...)
+	}
+	if run.err != nil {
+		fail("claude exited with %v", run.err)
+	}
+	if got, err := os.ReadFile(target); err != nil || string(got) != content {
+		fail("hello.txt = %q, %v; want %q", got, err, content)
+	}
+	if !strings.Contains(run.stdout, final) {
+		fail("claude's output lacks the final text %q", final)
+	}
+	if n := up.Pending(); n != 0 {
+		fail("%d scripted steps were never played", n)
+	}
+	var main []dispatchtest.Request
+	t.Logf("upstream models requested: %v", up.Models())
+	for _, r := range up.Requests() {
+		if r.Format != llm.FormatChat || r.Path != "/v1/chat/completions" {
+			fail("upstream request %s has format %s", r.Path, r.Format)
+		}
+		if r.Model == model {
+			main = append(main, r)
+		}
+	}
+	if len(main) == 2 {
+		checkClaudeCodeChatTurns(t, main, callID, string(args), fail)
+	} else {
+		fail("the upstream got %d requests for %s, want 2", len(main), model)
+	}
+	if !ok {
+		run.explain(t, in, up)
+	}
+}
+
+// checkClaudeCodeChatTurns checks the Chat requests of Claude Code's two
+// turns: streamed, with Claude Code's Write tool translated, and the second
+// replaying the call and carrying its tool result under the call's id.
+func checkClaudeCodeChatTurns(t *testing.T, reqs []dispatchtest.Request, callID, args string, fail func(string, ...any)) {
+	t.Helper()
+	type toolCall struct {
+		ID       string `json:"id"`
+		Function struct {
+			Name      string `json:"name"`
+			Arguments string `json:"arguments"`
+		} `json:"function"`
+	}
+	var body struct {
+		Messages []struct {
+			Role       string          `json:"role"`
+			Content    json.RawMessage `json:"content"`
+			ToolCallID string          `json:"tool_call_id"`
+			ToolCalls  []toolCall      `json:"tool_calls"`
+		} `json:"messages"`
+		Tools []struct {
+			Function struct {
+				Name       string          `json:"name"`
+				Parameters json.RawMessage `json:"parameters"`
+			} `json:"function"`
+		} `json:"tools"`
+	}
+	for i, r := range reqs {
+		if !r.Stream {
+			fail("Claude Code turn %d was not streamed upstream", i)
+		}
+		body.Tools = nil
+		decodeBody(t, r, &body)
+		write := false
+		for _, tool := range body.Tools {
+			if tool.Function.Name == "Write" && strings.Contains(string(tool.Function.Parameters), `"file_path"`) {
+				write = true
+			}
+		}
+		if !write || len(body.Tools) < 5 {
+			fail("turn %d: %d tools, Write translated: %v", i, len(body.Tools), write)
+		}
+	}
+	var replayed *toolCall
+	result := ""
+	for _, m := range body.Messages {
+		for i := range m.ToolCalls {
+			if m.ToolCalls[i].ID == callID {
+				replayed = &m.ToolCalls[i]
+			}
+		}
+		if m.Role == "tool" && m.ToolCallID == callID {
+			result = textOf(m.Content)
+		}
+	}
+	if replayed == nil || replayed.Function.Name != "Write" || !sameJSON(replayed.Function.Arguments, args) {
+		fail("the second turn does not replay the Write call %s: %+v", callID, replayed)
+	}
+	t.Logf("Claude Code's tool result for %s: %q", callID, result)
+	if !strings.Contains(result, "hello.txt") {
+		fail("the second turn's tool result for %s = %q, want Claude Code's report on hello.txt", callID, result)
+	}
+}
+
+// TestCodexOverAnthropicUpstream runs `codex exec` against Heddle; its
+// Responses requests are served by a fake Anthropic upstream scripted to
+// call Codex's exec_command tool and then answer with text.
+func TestCodexOverAnthropicUpstream(t *testing.T) {
+	bin := agentPath(t, codexBin)
+	up := dispatchtest.NewUpstream(t)
+	in := startHeddle(t, nil)
+	tn := signUp(t, in.URL, "codex@example.com", "anthropic", fakeSecret, up.URL)
+
+	work, home := t.TempDir(), t.TempDir()
+	if err := os.MkdirAll(filepath.Join(home, ".codex"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	config := `model = "claude-sonnet-4-5"
+model_provider = "heddle"
+
+[model_providers.heddle]
+name = "Heddle"
+base_url = "` + in.URL + `/v1"
+env_key = "HEDDLE_KEY"
+wire_api = "responses"
+`
+	if err := os.WriteFile(filepath.Join(home, ".codex", "config.toml"), []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	target := filepath.Join(work, "hello.txt")
+	const callID = "toolu_01CodexShell9"
+	const final = "Created hello.txt."
+	args, _ := json.Marshal(map[string]string{"cmd": "printf 'Hello from Codex\\n' > hello.txt", "workdir": work})
+	const model = "claude-sonnet-4-5-20250929"
+	up.Script(model, dispatchtest.Tool(callID, "exec_command", string(args)), dispatchtest.OK(final))
+
+	run := runAgent(t, bin, work, map[string]string{"HOME": home, "HEDDLE_KEY": tn.Key},
+		"exec", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox",
+		"Create a file hello.txt containing the line: Hello from Codex")
+	ok := true
+	fail := func(format string, a ...any) {
+		t.Helper()
+		ok = false
+		t.Errorf(format, a...)
+	}
+	if run.err != nil {
+		fail("codex exited with %v", run.err)
+	}
+	if got, err := os.ReadFile(target); err != nil || string(got) != "Hello from Codex\n" {
+		fail("hello.txt = %q, %v", got, err)
+	}
+	if !strings.Contains(run.stdout, final) {
+		fail("codex's output lacks the final text %q", final)
+	}
+	if n := up.Pending(); n != 0 {
+		fail("%d scripted steps were never played", n)
+	}
+	reqs := up.Requests()
+	for _, r := range reqs {
+		if r.Format != llm.FormatAnthropic || r.Path != "/v1/messages" || r.Model != model || !r.Stream {
+			fail("upstream request %s format %s model %q stream %v", r.Path, r.Format, r.Model, r.Stream)
+		}
+	}
+	if len(reqs) == 2 {
+		checkCodexAnthropicTurns(t, reqs[1], callID, string(args), fail)
+	} else {
+		fail("the upstream got %d requests, want 2", len(reqs))
+	}
+	if !ok {
+		run.explain(t, in, up)
+	}
+}
+
+// checkCodexAnthropicTurns checks Codex's second turn as the Anthropic
+// upstream got it: the exec_command tool_use replayed with its id and input,
+// and a tool_result for that id.
+func checkCodexAnthropicTurns(t *testing.T, r dispatchtest.Request, callID, args string, fail func(string, ...any)) {
+	t.Helper()
+	type block struct {
+		Type      string          `json:"type"`
+		ID        string          `json:"id"`
+		Name      string          `json:"name"`
+		Input     json.RawMessage `json:"input"`
+		ToolUseID string          `json:"tool_use_id"`
+		Content   json.RawMessage `json:"content"`
+	}
+	var body struct {
+		System   json.RawMessage `json:"system"`
+		Messages []struct {
+			Role    string          `json:"role"`
+			Content json.RawMessage `json:"content"`
+		} `json:"messages"`
+		Tools []struct {
+			Name string `json:"name"`
+		} `json:"tools"`
+	}
+	decodeBody(t, r, &body)
+	if !strings.Contains(textOf(body.System), "Codex") {
+		fail("the system prompt lost Codex's instructions: %.200s", body.System)
+	}
+	exec := false
+	for _, tool := range body.Tools {
+		exec = exec || tool.Name == "exec_command"
+	}
+	if !exec {
+		fail("exec_command is not among the %d tools", len(body.Tools))
+	}
+	var use, result *block
+	for _, m := range body.Messages {
+		var blocks []block
+		_ = json.Unmarshal(m.Content, &blocks)
+		for i := range blocks {
+			switch b := &blocks[i]; {
+			case b.Type == "tool_use" && b.ID == callID && m.Role == "assistant":
+				use = b
+			case b.Type == "tool_result" && b.ToolUseID == callID && m.Role == "user":
+				result = b
+			}
+		}
+	}
+	if use == nil || use.Name != "exec_command" || !sameJSON(string(use.Input), args) {
+		fail("the second turn does not replay the exec_command call %s: %+v", callID, use)
+	}
+	if result == nil {
+		fail("the second turn has no tool_result for %s", callID)
+		return
+	}
+	t.Logf("Codex's tool result for %s: %.300s", callID, result.Content)
+}
