@@ -17,7 +17,16 @@ func (h *Handler) countTokens(c *fiber.Ctx) error {
 	if _, err := h.d.Auth.Authenticate(c.UserContext(), presentedKey(c)); err != nil {
 		return h.writeError(c, f, gateway.ErrUnauthorized)
 	}
-	req, err := h.d.Service.Codec(f).DecodeRequest(c.Body())
+	codec := h.d.Service.Codec(f)
+	decode := codec.DecodeRequest
+	// count_tokens bodies carry no max_tokens; the codec that knows this
+	// shape offers a lenient decoder.
+	if cd, ok := codec.(interface {
+		DecodeCountRequest([]byte) (*llm.Request, error)
+	}); ok {
+		decode = cd.DecodeCountRequest
+	}
+	req, err := decode(c.Body())
 	if err != nil {
 		return h.writeError(c, f, err)
 	}

@@ -82,6 +82,11 @@ func (h *Handler) ErrorHandler(c *fiber.Ctx, err error) error {
 			e := apiError{Status: fe.Code, Code: "request.not_found", Kind: "not_found_error", Message: "no route for " + c.Method() + " " + c.Path()}
 			return h.sendError(c, f, e)
 		}
+		if fe.Code >= 400 && fe.Code < 500 {
+			// Malformed HTTP, headers too large, a read timeout: the
+			// client's fault, answered as such.
+			return h.sendError(c, f, apiError{Status: fe.Code, Code: "request.invalid", Kind: "invalid_request_error", Message: fe.Message})
+		}
 	}
 	id := gateway.NewRequestID()
 	h.d.Logger.ErrorContext(c.UserContext(), "unhandled error", "err", err, "error_id", id)

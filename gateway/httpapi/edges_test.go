@@ -1,0 +1,48 @@
+package httpapi_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// TestCountTokensEstimate: an Anthropic count_tokens body has no
+// max_tokens and still gets an estimate, marked as one.
+func TestCountTokensEstimate(t *testing.T) {
+	s := newServer(t, 1<<20, &executor{t: t})
+	body := `{"model":"claude-sonnet-4-5","system":"You are terse.","messages":[{"role":"user","content":"` +
+		strings.Repeat("word ", 100) + `"}]}`
+	req, _ := http.NewRequest("POST", "/v1/messages/count_tokens", strings.NewReader(body))
+	req.Header.Set("x-api-key", testKey)
+	r := s.do(t, req)
+	if r.status != 200 || r.header.Get("x-heddle-estimate") != "1" {
+		t.Fatalf("count_tokens: %d %s", r.status, r.body)
+	}
+	var out struct {
+		InputTokens int `json:"input_tokens"`
+	}
+	if err := json.Unmarshal(r.body, &out); err != nil {
+		t.Fatal(err)
+	}
+	// 500 bytes of user text + 14 of system + 16 per message, at 4 bytes a token.
+	if out.InputTokens != (500+14+16+3)/4 {
+		t.Errorf("input_tokens = %d, want %d", out.InputTokens, (500+14+16+3)/4)
+	}
+}
+
+// TestOversizedHeaderIsClientError: fiber's own 4xx errors (here a header
+// too large for the read buffer) stay 4xx in the caller's format.
+func TestOversizedHeaderIsClientError(t *testing.T) {
+	s := newServer(t, 1<<20, &executor{t: t})
+	req, _ := http.NewRequest("POST", "/v1/messages", strings.NewReader(`{}`))
+	req.Header.Set("x-api-key", testKey)
+	req.Header.Set("x-padding", strings.Repeat("a", 16<<10))
+	r := s.doOverNetwork(t, req)
+	if r.status < 400 || r.status >= 500 {
+		t.Fatalf("status %d, want a 4xx: %s", r.status, r.body)
+	}
+	if r.header.Get("x-heddle-error") != "request.invalid" {
+		t.Errorf("x-heddle-error = %q", r.header.Get("x-heddle-error"))
+	}
+}
