@@ -7,9 +7,9 @@ import (
 	"strings"
 )
 
-// SummaryRow is one row of a multi-seed table: means and standard deviations
+// EvalSummaryRow is one row of a multi-seed table: means and standard deviations
 // over the seeds' reports.
-type SummaryRow struct {
+type EvalSummaryRow struct {
 	Label           string
 	Kind            string
 	Alpha           float64
@@ -18,26 +18,26 @@ type SummaryRow struct {
 	Cost, CostSD    float64
 }
 
-// Summary aggregates reports of the same test set trained with different
+// EvalSummary aggregates reports of the same test set trained with different
 // seeds. Rows keep the order of the first report.
-type Summary struct {
+type EvalSummary struct {
 	Samples   int
 	Tasks     []string
 	Strongest string
 	Cheapest  string
 	Seeds     int
-	Rows      []SummaryRow
+	Rows      []EvalSummaryRow
 }
 
 // Summarise averages reports row by row; they must share tasks and row layout.
-func Summarise(reports []*EvalReport) (*Summary, error) {
+func Summarise(reports []*EvalReport) (*EvalSummary, error) {
 	if len(reports) == 0 {
 		return nil, fmt.Errorf("%w: no reports", ErrData)
 	}
 	first := reports[0]
-	s := &Summary{Samples: first.Samples, Tasks: first.Tasks, Strongest: first.Strongest, Cheapest: first.Cheapest, Seeds: len(reports)}
+	s := &EvalSummary{Samples: first.Samples, Tasks: first.Tasks, Strongest: first.Strongest, Cheapest: first.Cheapest, Seeds: len(reports)}
 	for i, r0 := range first.Rows {
-		row := SummaryRow{Kind: r0.Kind, Alpha: r0.Alpha, PerTask: map[string]float64{}}
+		row := EvalSummaryRow{Kind: r0.Kind, Alpha: r0.Alpha, PerTask: map[string]float64{}}
 		var accs, costs []float64
 		for _, r := range reports {
 			if len(r.Rows) != len(first.Rows) || r.Rows[i].Kind != r0.Kind || r.Rows[i].Alpha != r0.Alpha {
@@ -83,7 +83,7 @@ func meanSD(v []float64) (float64, float64) {
 // Write prints the table in the layout of the Avengers-Pro paper's Table 1:
 // one column per task, the average accuracy over all queries, the total cost
 // and the cost relative to the strongest single model; then the two targets.
-func (s *Summary) Write(w io.Writer) error {
+func (s *EvalSummary) Write(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "test queries: %d; seeds: %d (routed rows: mean over seeds, ± sample sd)\n\n", s.Samples, s.Seeds)
 	b.WriteString("| Setting |")
@@ -119,20 +119,20 @@ func (s *Summary) Write(w io.Writer) error {
 	return err
 }
 
-func (s *Summary) strongest() SummaryRow {
+func (s *EvalSummary) strongest() EvalSummaryRow {
 	for _, r := range s.Rows {
 		if r.Kind == RowStrongest {
 			return r
 		}
 	}
-	return SummaryRow{Cost: math.NaN()}
+	return EvalSummaryRow{Cost: math.NaN()}
 }
 
 // Target reports the cheapest routed row reaching frac of the strongest
 // model's accuracy, and whether its cost is within maxCost of the strongest's.
-func (s *Summary) Target(frac float64) (SummaryRow, bool) {
+func (s *EvalSummary) Target(frac float64) (EvalSummaryRow, bool) {
 	ref := s.strongest()
-	var best SummaryRow
+	var best EvalSummaryRow
 	found := false
 	for _, r := range s.Rows {
 		if r.Kind != RowRouted || r.Accuracy+1e-12 < frac*ref.Accuracy {
@@ -145,7 +145,7 @@ func (s *Summary) Target(frac float64) (SummaryRow, bool) {
 	return best, found
 }
 
-func (s *Summary) targetLine(ref SummaryRow, frac, maxCost float64) string {
+func (s *EvalSummary) targetLine(ref EvalSummaryRow, frac, maxCost float64) string {
 	want := frac * ref.Accuracy
 	r, ok := s.Target(frac)
 	if !ok {
