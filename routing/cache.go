@@ -142,12 +142,16 @@ type LookupInput struct {
 }
 
 // Lookup finds a stored answer for in.Request: first the exact tier, then
-// the semantic tier. A bypassed lookup returns Hit{Kind: HitBypass}. Errors
+// the semantic tier. A bypassed lookup returns Hit{Kind: HitBypass}; so does
+// a nil *Cache (reason "disabled"). Errors
 // wrap ErrCacheScope (bad scope), ErrCacheStore (storage), ErrCacheEntry
 // (undecodable entry) or ErrEmbed/ErrEmbedTimeout; with any error the Hit is
 // a miss and the caller serves the request upstream. Lookup never returns
 // an entry stored under another scope.
 func (c *Cache) Lookup(ctx context.Context, in LookupInput) (Entry, Hit, error) {
+	if c == nil {
+		return Entry{}, Hit{Kind: HitBypass, Reason: "disabled"}, nil
+	}
 	hit := Hit{Kind: HitMiss, Threshold: c.cfg.Threshold}
 	if reason := lookupBypass(in.Header, in.Bypass); reason != "" {
 		hit.Kind, hit.Reason = HitBypass, reason
@@ -239,9 +243,10 @@ type StoreInput struct {
 // Only complete 200 responses are stored: a response whose stop reason is
 // end_turn, max_tokens, stop_sequence or tool_use. Cache-Control: no-store
 // and the organisation's bypass skip storing (no-cache only skips lookups).
-// Errors wrap ErrCacheScope, ErrCacheStore or the embedder's error.
+// A nil *Cache stores nothing. Errors wrap ErrCacheScope, ErrCacheStore or
+// the embedder's error.
 func (c *Cache) Store(ctx context.Context, in StoreInput) (bool, error) {
-	if storeBypass(in.Header, in.Bypass) || in.Status != http.StatusOK || in.Response == nil ||
+	if c == nil || storeBypass(in.Header, in.Bypass) || in.Status != http.StatusOK || in.Response == nil ||
 		!completeStop(in.Response.StopReason) {
 		return false, nil
 	}

@@ -3,6 +3,8 @@ package routing_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"net/http"
 	"reflect"
 	"sync/atomic"
@@ -350,5 +352,41 @@ func TestCacheErrors(t *testing.T) {
 	}
 	if _, err := routing.NewCache(nil, nil, routing.CacheConfig{}); !errors.Is(err, routing.ErrUsage) {
 		t.Fatalf("NewCache(nil store) = %v, want ErrUsage", err)
+	}
+}
+
+func TestNilCacheIsDisabled(t *testing.T) {
+	var c *routing.Cache
+	req := ask("What is the capital of France?")
+	if e, h, err := c.Lookup(context.Background(), routing.LookupInput{Scope: aliceScope, Request: req}); err != nil ||
+		h.Kind != routing.HitBypass || h.Reason != "disabled" || e.Response != nil {
+		t.Fatalf("nil cache Lookup = %+v, %v", h, err)
+	}
+	if ok, err := c.Store(context.Background(), routing.StoreInput{Scope: aliceScope, Request: req, Status: 200, Response: answer("x")}); ok || err != nil {
+		t.Fatalf("nil cache Store = %v, %v", ok, err)
+	}
+}
+
+// BenchmarkCacheLookup is one semantic-tier miss (exact get, embed of a
+// 1 kB last message, partition read of 32 neighbors) on the in-process
+// store with lexical-v1.
+func BenchmarkCacheLookup(b *testing.B) {
+	clock := routingtest.NewClock(t0)
+	c, err := routing.NewCache(routing.NewMemoryCacheStore(0, 0, clock.Now), lexical(b), routing.CacheConfig{Now: clock.Now})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	para := "Refactor the request handler so that validation errors are returned as structured JSON with the field name. "
+	for i := range 32 {
+		q := ask(fmt.Sprintf("%s variant %c", para, 'a'+i))
+		c.Store(ctx, routing.StoreInput{Scope: aliceScope, Request: q, Status: 200, Response: answer("ok")})
+	}
+	q := ask(strings.Repeat(para, 1024/len(para)+1)[:1024])
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, _, err := c.Lookup(ctx, routing.LookupInput{Scope: aliceScope, Request: q}); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
