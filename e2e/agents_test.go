@@ -80,9 +80,15 @@ func (r agentRun) explain(t *testing.T, in *instance, up *dispatchtest.Upstream)
 	t.Logf("--- heddle logs:\n%s", in.logs.String())
 }
 
+// claudeDefaultModel is the model Claude Code 2.1.328 asks for when no
+// --model is given. The default catalog does not list it yet, so the test's
+// override adds it (with Opus 4.5's properties).
+const claudeDefaultModel = "claude-opus-5-5"
+
 // claudeOnChatCatalog writes an override catalog that rebinds every
-// Anthropic-family model to the "openai" provider (Chat Completions) with
-// upstream id "up-<model id>", so Claude Code's requests reach a Chat upstream.
+// Anthropic-family model, and claudeDefaultModel, to the "openai" provider
+// (Chat Completions) with upstream id "up-<model id>", so Claude Code's
+// requests reach a Chat upstream.
 func claudeOnChatCatalog(t *testing.T) string {
 	t.Helper()
 	def, err := catalog.Default()
@@ -96,21 +102,44 @@ func claudeOnChatCatalog(t *testing.T) string {
 		}
 		m.Bindings = []catalog.Binding{{Provider: "openai", Upstream: "up-" + m.ID}}
 		f.Models = append(f.Models, m)
+		if m.ID == "claude-opus-4-5" {
+			m.ID, m.Aliases = claudeDefaultModel, nil
+			m.Bindings = []catalog.Binding{{Provider: "openai", Upstream: "up-" + m.ID}}
+			f.Models = append(f.Models, m)
+		}
 	}
-	if len(f.Models) == 0 {
-		t.Fatal("the default catalog has no Anthropic models")
+	if len(f.Models) < 2 {
+		t.Fatalf("the default catalog has %d Anthropic models", len(f.Models))
 	}
 	return writeJSONFile(t, "claude-on-chat.json", f)
 }
 
-// TestClaudeCodeOverChatUpstream runs `claude -p` against Heddle; its
+// TestClaudeCodeOverChatUpstream runs `claude -p` against Heddle, with
+// Claude Code's default model and with --model claude-sonnet-4-5; its
 // Anthropic Messages requests are served by a fake OpenAI Chat upstream
 // scripted to call Claude Code's Write tool and then answer with text.
 func TestClaudeCodeOverChatUpstream(t *testing.T) {
 	bin := agentPath(t, claudeBin)
-	up := dispatchtest.NewUpstream(t)
 	in := startHeddle(t, map[string]string{"HEDDLE_CATALOG_FILE": claudeOnChatCatalog(t)})
-	tn := signUp(t, in.URL, "claude-code@example.com", "openai", fakeSecret, up.URL+"/v1")
+	tests := []struct {
+		name  string
+		flags []string
+		model string // the model Claude Code sends
+	}{
+		{"default_model", nil, claudeDefaultModel},
+		{"sonnet_4_5", []string{"--model", "claude-sonnet-4-5"}, "claude-sonnet-4-5"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			claudeCodeTask(t, bin, in, tc.model, tc.flags)
+		})
+	}
+}
+
+// claudeCodeTask has Claude Code create hello.txt with one Write call.
+func claudeCodeTask(t *testing.T, bin string, in *instance, model string, flags []string) {
+	up := dispatchtest.NewUpstream(t)
+	tn := signUp(t, in.URL, "claude-code-"+model+"@example.com", "openai", fakeSecret, up.URL+"/v1")
 
 	work, home := t.TempDir(), t.TempDir()
 	target := filepath.Join(work, "hello.txt")
@@ -118,8 +147,8 @@ func TestClaudeCodeOverChatUpstream(t *testing.T) {
 	const callID = "call_write_7f3a"
 	const final = "Created hello.txt with the greeting."
 	args, _ := json.Marshal(map[string]string{"file_path": target, "content": content})
-	const model = "up-claude-sonnet-4-5"
-	up.Script(model, dispatchtest.Tool(callID, "Write", string(args)), dispatchtest.OK(final))
+	upstream := "up-" + model
+	up.Script(upstream, dispatchtest.Tool(callID, "Write", string(args)), dispatchtest.OK(final))
 
 	run := runAgent(t, bin, work, map[string]string{
 		"HOME":                                     home,
@@ -129,8 +158,8 @@ func TestClaudeCodeOverChatUpstream(t *testing.T) {
 		"DISABLE_TELEMETRY":                        "1",
 		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
 		"DISABLE_AUTOUPDATER":                      "1",
-	}, "-p", "Create a file named hello.txt in the current directory containing the line: Hello from Heddle",
-		"--model", "claude-sonnet-4-5", "--allowedTools", "Write")
+	}, append([]string{"-p", "Create a file named hello.txt in the current directory containing the line: Hello from Heddle",
+		"--allowedTools", "Write", "--output-format", "json"}, flags...)...)
 	ok := true
 	fail := func(format string, a ...any) {
 		t.Helper()
@@ -143,8 +172,27 @@ func TestClaudeCodeOverChatUpstream(t *testing.T) {
 	if got, err := os.ReadFile(target); err != nil || string(got) != content {
 		fail("hello.txt = %q, %v; want %q", got, err, content)
 	}
-	if !strings.Contains(run.stdout, final) {
-		fail("claude's output lacks the final text %q", final)
+	var result struct {
+		IsError   bool   `json:"is_error"`
+		Result    string `json:"result"`
+		NumTurns  int    `json:"num_turns"`
+		ErrStatus int    `json:"api_error_status"`
+		Usage     struct {
+			Input  int `json:"input_tokens"`
+			Output int `json:"output_tokens"`
+		} `json:"usage"`
+	}
+	if err := json.Unmarshal([]byte(run.stdout), &result); err != nil {
+		fail("claude's JSON output: %v", err)
+	}
+	t.Logf("claude result: %+v", result)
+	if result.IsError || result.ErrStatus != 0 || !strings.Contains(result.Result, final) {
+		fail("claude's result is_error %v api_error_status %d result %q, want the final text %q",
+			result.IsError, result.ErrStatus, result.Result, final)
+	}
+	// Two turns of the fake's default usage (10 in, 5 out), summed by Claude Code.
+	if result.NumTurns != 2 || result.Usage.Input != 20 || result.Usage.Output != 10 {
+		fail("claude counted %d turns, usage %+v; want 2 turns, 20 in, 10 out", result.NumTurns, result.Usage)
 	}
 	if n := up.Pending(); n != 0 {
 		fail("%d scripted steps were never played", n)
@@ -155,14 +203,14 @@ func TestClaudeCodeOverChatUpstream(t *testing.T) {
 		if r.Format != llm.FormatChat || r.Path != "/v1/chat/completions" {
 			fail("upstream request %s has format %s", r.Path, r.Format)
 		}
-		if r.Model == model {
+		if r.Model == upstream {
 			main = append(main, r)
 		}
 	}
 	if len(main) == 2 {
-		checkClaudeCodeChatTurns(t, main, callID, string(args), fail)
+		checkClaudeCodeChatTurns(t, main, callID, string(args), work, fail)
 	} else {
-		fail("the upstream got %d requests for %s, want 2", len(main), model)
+		fail("the upstream got %d requests for %s, want 2", len(main), upstream)
 	}
 	if !ok {
 		run.explain(t, in, up)
@@ -171,8 +219,11 @@ func TestClaudeCodeOverChatUpstream(t *testing.T) {
 
 // checkClaudeCodeChatTurns checks the Chat requests of Claude Code's two
 // turns: streamed, with Claude Code's Write tool translated, and the second
-// replaying the call and carrying its tool result under the call's id.
-func checkClaudeCodeChatTurns(t *testing.T, reqs []dispatchtest.Request, callID, args string, fail func(string, ...any)) {
+// replaying the call and carrying its tool result under the call's id. The
+// environment Claude Code describes (its working directory) reaches the
+// upstream in the role Claude Code gave it: a system message (Claude Code's
+// default model) or a user system-reminder (Sonnet 4.5).
+func checkClaudeCodeChatTurns(t *testing.T, reqs []dispatchtest.Request, callID, args, work string, fail func(string, ...any)) {
 	t.Helper()
 	type toolCall struct {
 		ID       string `json:"id"`
@@ -212,8 +263,11 @@ func checkClaudeCodeChatTurns(t *testing.T, reqs []dispatchtest.Request, callID,
 		}
 	}
 	var replayed *toolCall
-	result := ""
+	result, env := "", false
 	for _, m := range body.Messages {
+		if (m.Role == "system" || m.Role == "user") && strings.Contains(textOf(m.Content), "Primary working directory: "+work) {
+			env = true
+		}
 		for i := range m.ToolCalls {
 			if m.ToolCalls[i].ID == callID {
 				replayed = &m.ToolCalls[i]
@@ -222,6 +276,9 @@ func checkClaudeCodeChatTurns(t *testing.T, reqs []dispatchtest.Request, callID,
 		if m.Role == "tool" && m.ToolCallID == callID {
 			result = textOf(m.Content)
 		}
+	}
+	if !env {
+		fail("no system or user message tells the upstream the working directory %s", work)
 	}
 	if replayed == nil || replayed.Function.Name != "Write" || !sameJSON(replayed.Function.Arguments, args) {
 		fail("the second turn does not replay the Write call %s: %+v", callID, replayed)

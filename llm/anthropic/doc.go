@@ -11,6 +11,8 @@
 //     message (one per run of consecutive results); the other blocks stay in
 //     a RoleUser message. Encoding merges consecutive user-side messages and
 //     puts tool_result blocks first, as the API requires.
+//   - A "system" message inside messages (text only) decodes to a RoleSystem
+//     message in place; encoding folds such messages into the system prompt.
 //   - Thinking and redacted_thinking blocks decode with Family "anthropic".
 //     Encoding a request drops thinking parts of other families and
 //     signature-less ones; encoding a response or stream for a caller keeps

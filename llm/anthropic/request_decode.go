@@ -116,6 +116,10 @@ func decodeMessages(raw json.RawMessage) ([]llm.Message, error) {
 			role = llm.RoleUser
 		case "assistant":
 			role = llm.RoleAssistant
+		case "system":
+			// A system message inside the conversation, as Claude Code sends
+			// for its default model; it must be text.
+			role = llm.RoleSystem
 		case "":
 			return nil, badRequest(path+".role", "required")
 		default:
@@ -125,11 +129,19 @@ func decodeMessages(raw json.RawMessage) ([]llm.Message, error) {
 		if err != nil {
 			return nil, err
 		}
-		if role == llm.RoleAssistant {
+		switch role {
+		case llm.RoleAssistant:
 			msgs = append(msgs, llm.Message{Role: role, Content: parts})
-			continue
+		case llm.RoleSystem:
+			for j, p := range parts {
+				if p.Type != llm.PartText {
+					return nil, badRequest(fmt.Sprintf("%s.content[%d].type", path, j), "a system message holds only text blocks")
+				}
+			}
+			msgs = append(msgs, llm.Message{Role: role, Content: parts})
+		default:
+			msgs = appendUserTurn(msgs, parts)
 		}
-		msgs = appendUserTurn(msgs, parts)
 	}
 	return msgs, nil
 }
