@@ -82,7 +82,7 @@ func (r agentRun) explain(t *testing.T, in *instance, up *dispatchtest.Upstream)
 
 // claudeDefaultModel is the model Claude Code 2.1.328 asks for when no
 // --model is given. The default catalog does not list it yet, so the test's
-// override adds it (with Opus 4.5's properties).
+// override adds it (with Opus 4.5's properties) while it is missing.
 const claudeDefaultModel = "claude-opus-5-5"
 
 // claudeOnChatCatalog writes an override catalog that rebinds every
@@ -102,7 +102,7 @@ func claudeOnChatCatalog(t *testing.T) string {
 		}
 		m.Bindings = []catalog.Binding{{Provider: "openai", Upstream: "up-" + m.ID}}
 		f.Models = append(f.Models, m)
-		if m.ID == "claude-opus-4-5" {
+		if _, known := def.Lookup(claudeDefaultModel); known != nil && m.ID == "claude-opus-4-5" {
 			m.ID, m.Aliases = claudeDefaultModel, nil
 			m.Bindings = []catalog.Binding{{Provider: "openai", Upstream: "up-" + m.ID}}
 			f.Models = append(f.Models, m)
