@@ -36,6 +36,9 @@ type Config struct {
 	DefaultAlpha      float64       // HEDDLE_DEFAULT_ALPHA: quality/cost dial when a key sets none, default 0.6
 	BaselineModel     string        // HEDDLE_BASELINE_MODEL: savings baseline of "auto" turns, default claude-sonnet-4-5
 	EmbedTimeout      time.Duration // HEDDLE_EMBED_TIMEOUT: routing embed timeout, default 200ms
+	CacheDisabled     bool          // HEDDLE_CACHE_DISABLED: turn the response cache off
+	CacheTTL          time.Duration // HEDDLE_CACHE_TTL: default 1h
+	CacheThreshold    float64       // HEDDLE_CACHE_THRESHOLD: semantic-tier cosine, default 0.97
 }
 
 // Production reports whether Heddle runs in production mode.
@@ -68,6 +71,9 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		DefaultAlpha:      r.float("HEDDLE_DEFAULT_ALPHA", 0.6),
 		BaselineModel:     r.str("HEDDLE_BASELINE_MODEL", "claude-sonnet-4-5"),
 		EmbedTimeout:      r.duration("HEDDLE_EMBED_TIMEOUT", 200*time.Millisecond),
+		CacheDisabled:     r.bool("HEDDLE_CACHE_DISABLED", false),
+		CacheTTL:          r.duration("HEDDLE_CACHE_TTL", time.Hour),
+		CacheThreshold:    r.float("HEDDLE_CACHE_THRESHOLD", 0.97),
 	}
 	c.CookieSecure = r.bool("HEDDLE_COOKIE_SECURE", c.Production())
 	if c.SpillDir == "" {
@@ -89,6 +95,9 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	}
 	if c.MaxAttempts < 1 || c.MaxAttempts > 10 {
 		errs = append(errs, fmt.Errorf("HEDDLE_MAX_ATTEMPTS: %d is not within 1..10", c.MaxAttempts))
+	}
+	if c.CacheThreshold <= 0 || c.CacheThreshold > 1 {
+		errs = append(errs, fmt.Errorf("HEDDLE_CACHE_THRESHOLD: %v is not within (0, 1]", c.CacheThreshold))
 	}
 	if c.DefaultAlpha < 0 || c.DefaultAlpha > 1 {
 		errs = append(errs, fmt.Errorf("HEDDLE_DEFAULT_ALPHA: %v is not within 0..1", c.DefaultAlpha))

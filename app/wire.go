@@ -10,6 +10,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/redis/go-redis/v9"
 	"gorm.io/gorm"
 
 	"github.com/heddle-gw/heddle/analytics"
@@ -26,6 +27,7 @@ import (
 	"github.com/heddle-gw/heddle/llm/openaichat"
 	"github.com/heddle-gw/heddle/llm/responses"
 	"github.com/heddle-gw/heddle/routing"
+	"github.com/heddle-gw/heddle/routing/pinsql"
 	"github.com/heddle-gw/heddle/tenancy"
 	tensql "github.com/heddle-gw/heddle/tenancy/sqlstore"
 )
@@ -59,6 +61,7 @@ type components struct {
 	service     *gateway.Service
 	metrics     *metrics
 	hc          *http.Client
+	redis       *redis.Client
 	providers   map[string]dispatch.Provider
 }
 
@@ -111,11 +114,16 @@ func wire(ctx context.Context, cfg Config, logger *slog.Logger) (_ *components, 
 	if err != nil {
 		return nil, fmt.Errorf("app: default router: %w", err)
 	}
+	cache, err := c.wireCache(router.Embedder())
+	if err != nil {
+		return nil, err
+	}
 	c.service = gateway.NewService(gateway.Deps{
 		Catalog: c.catalog, Codecs: c.codecs, Executor: c.executor, Recorder: c.writer,
 		Logger: logger.With("component", "gateway"), MaxAttempts: cfg.MaxAttempts,
 		Router: router, Providers: newProviderSet(c.store, c.catalog), DefaultAlpha: cfg.DefaultAlpha,
 		BaselineModel: cfg.BaselineModel, Classify: httpapi.Classify,
+		Pins: pinsql.New(c.db, nil), Cache: cache,
 	})
 	return c, nil
 }
@@ -190,6 +198,9 @@ func (c *components) closeStores() {
 	}
 	if c.chStore != nil {
 		_ = c.chStore.Close()
+	}
+	if c.redis != nil {
+		_ = c.redis.Close()
 	}
 	if c.db != nil {
 		if sqlDB, err := c.db.DB(); err == nil {

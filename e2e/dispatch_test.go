@@ -61,7 +61,8 @@ func TestFailoverAndIdempotency(t *testing.T) {
 	// A two-target plan fails over once and makes no same-target retries.
 	primary.Script("gpt-5-mini", dispatchtest.Status(500))
 	secondary.Script("openai/gpt-5-mini", dispatchtest.Status(500))
-	resp, got = chat(t, in.URL, a.Key, body)
+	// A different prompt: the first answer is in the response cache.
+	resp, got = chat(t, in.URL, a.Key, `{"model":"gpt-5-mini","messages":[{"role":"user","content":"fail please"}]}`)
 	if resp.StatusCode != 502 || resp.Header.Get("x-heddle-error") != "dispatch.attempts_exhausted" {
 		t.Errorf("exhausted: %d %q %s", resp.StatusCode, resp.Header.Get("x-heddle-error"), got)
 	}
@@ -71,6 +72,7 @@ func TestFailoverAndIdempotency(t *testing.T) {
 
 	// Idempotency: concurrent duplicates and a later repeat reach the upstream once.
 	primary.Script("gpt-5-mini", dispatchtest.SlowFirstByte(300_000_000))
+	body = `{"model":"gpt-5-mini","messages":[{"role":"user","content":"charge order 42"}]}`
 	before := len(primary.Requests())
 	var wg sync.WaitGroup
 	bodies := make([]string, 3)
@@ -82,6 +84,7 @@ func TestFailoverAndIdempotency(t *testing.T) {
 			req, _ := http.NewRequest("POST", in.URL+"/v1/chat/completions", strings.NewReader(body))
 			req.Header.Set("Authorization", "Bearer "+a.Key)
 			req.Header.Set("Idempotency-Key", "order-42")
+			req.Header.Set("Cache-Control", "no-cache") // test idempotency, not the response cache
 			resp, err := http.DefaultClient.Do(req)
 			if err != nil {
 				t.Error(err)
@@ -97,6 +100,7 @@ func TestFailoverAndIdempotency(t *testing.T) {
 	req, _ := http.NewRequest("POST", in.URL+"/v1/chat/completions", strings.NewReader(body))
 	req.Header.Set("Authorization", "Bearer "+a.Key)
 	req.Header.Set("Idempotency-Key", "order-42")
+	req.Header.Set("Cache-Control", "no-cache")
 	r4, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)

@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"strings"
 
 	"github.com/heddle-gw/heddle/catalog"
@@ -31,6 +32,7 @@ type resolution struct {
 	plan       dispatch.Plan
 	provenance dispatch.Provenance
 	decision   *routing.Decision
+	session    *sessionState // routed turns of a pinned session
 }
 
 // isAuto reports whether name asks the router to choose.
@@ -42,7 +44,7 @@ func isAuto(name string) bool {
 // resolve decides the model for req: the requested one (explicit), or the
 // router's choice for "auto" and for route-all keys, where the requested
 // model is the quality ceiling and the savings baseline.
-func (s *Service) resolve(ctx context.Context, c Caller, req *llm.Request) (*resolution, error) {
+func (s *Service) resolve(ctx context.Context, c Caller, h http.Header, req *llm.Request) (*resolution, error) {
 	if req.Model == "" {
 		return nil, &FieldError{Field: "model", Err: fmt.Errorf("%w: model is required", ErrUnknownModel)}
 	}
@@ -51,14 +53,14 @@ func (s *Service) resolve(ctx context.Context, c Caller, req *llm.Request) (*res
 		if err != nil {
 			return nil, fmt.Errorf("gateway: baseline model %q: %w", s.d.BaselineModel, err)
 		}
-		return s.route(ctx, c, req, base, 0, "auto")
+		return s.route(ctx, c, h, req, base, 0, "auto")
 	}
 	model, err := s.d.Catalog.Lookup(req.Model)
 	if err != nil {
 		return nil, &FieldError{Field: "model", Err: fmt.Errorf("%w: %q", ErrUnknownModel, req.Model)}
 	}
 	if c.Policy == "route-all" {
-		return s.route(ctx, c, req, model, model.Tier, "route-all")
+		return s.route(ctx, c, h, req, model, model.Tier, "route-all")
 	}
 	plan, err := s.planFor(model)
 	if err != nil {
@@ -71,7 +73,7 @@ func (s *Service) resolve(ctx context.Context, c Caller, req *llm.Request) (*res
 }
 
 // route asks the router, within the ceiling tier (0: none).
-func (s *Service) route(ctx context.Context, c Caller, req *llm.Request, baseline catalog.Model, ceiling catalog.Tier, policy string) (*resolution, error) {
+func (s *Service) route(ctx context.Context, c Caller, h http.Header, req *llm.Request, baseline catalog.Model, ceiling catalog.Tier, policy string) (*resolution, error) {
 	if s.d.Router == nil {
 		return nil, fmt.Errorf("%w: %w", routing.ErrUnavailable, routing.ErrNoBundle)
 	}
@@ -110,12 +112,18 @@ func (s *Service) route(ctx context.Context, c Caller, req *llm.Request, baselin
 			}
 		}
 	}
-	return &resolution{
+	res := &resolution{
 		model: model, baseline: baseline, route: RouteRouted, plan: plan, decision: &d,
 		provenance: dispatch.Provenance{
 			Purpose: dispatch.PurposeMain, PolicyID: policy, BundleID: d.BundleID, BundleRevision: d.BundleRevision,
 		},
-	}, nil
+	}
+	if h != nil {
+		if err := s.applyPin(ctx, c, h, req, res, eligible); err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
 }
 
 // runnerUp is the best-scoring model other than chosen, or "".
@@ -140,6 +148,6 @@ func (r *resolution) summary() string {
 			top = fmt.Sprintf(" score=%.3f", sc.Score)
 		}
 	}
-	return fmt.Sprintf("%s:%s alpha=%.2f%s bundle=%s@%s", r.route, r.model.ID, r.decision.Alpha, top,
-		r.decision.BundleID, r.decision.BundleRevision)
+	return fmt.Sprintf("%s:%s alpha=%.2f%s bundle=%s@%s%s", r.route, r.model.ID, r.decision.Alpha, top,
+		r.decision.BundleID, r.decision.BundleRevision, r.session.planSummary())
 }

@@ -38,7 +38,7 @@ func (s *Service) Route(ctx context.Context, c Caller, f llm.Format, body []byte
 	if f == llm.FormatGemini {
 		req.Model = pathModel
 	}
-	r, err := s.resolve(ctx, c, req)
+	r, err := s.resolve(ctx, c, nil, req)
 	if err != nil {
 		return nil, err
 	}

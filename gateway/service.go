@@ -11,6 +11,7 @@ import (
 	"github.com/heddle-gw/heddle/dispatch"
 	"github.com/heddle-gw/heddle/llm"
 	"github.com/heddle-gw/heddle/llm/openaichat"
+	"github.com/heddle-gw/heddle/routing"
 )
 
 // Deps are the collaborators of a Service.
@@ -32,6 +33,12 @@ type Deps struct {
 	BaselineModel string
 	// EmbedBytes bounds the user text embedded for routing (0: default).
 	EmbedBytes int
+	// Pins keep routed sessions on their model; nil disables pinning.
+	Pins PinStore
+	// Handover configures history summaries on a model switch.
+	Handover routing.HandoverConfig
+	// Cache is the user-scoped response cache; nil disables it.
+	Cache *routing.Cache
 	// MaxAttempts bounds a plan's attempts; 0 means the executor's default.
 	MaxAttempts int
 }
@@ -71,12 +78,18 @@ func (s *Service) serve(ctx context.Context, t *Turn, out Output, rec *analytics
 		req.Model, req.Stream = t.PathModel, t.PathStream
 	}
 	rec.Stream, rec.RequestedModel, rec.User = req.Stream, req.Model, req.User
-	res, err := s.resolve(ctx, t.Caller, req)
+	scope := routing.CacheScope{OrgID: t.Caller.OrgID, KeyID: t.Caller.KeyID, User: req.User, Format: t.Format}
+	entry, hit, err := s.d.Cache.Lookup(ctx, routing.LookupInput{Scope: scope, Request: req, Header: t.Header})
+	if err != nil {
+		s.d.Logger.WarnContext(ctx, "cache lookup failed", "err", err)
+	}
+	if hit.Kind == routing.HitExact || hit.Kind == routing.HitSemantic {
+		return s.serveCached(t, req, codec, entry, hit, out, rec)
+	}
+	res, err := s.resolve(ctx, t.Caller, t.Header, req)
 	if err != nil {
 		return err
 	}
-	rec.RouteKind, rec.Decision = res.route, res.summary()
-	plan := res.plan
 	meta := dispatch.Meta{
 		OrgID: t.Caller.OrgID, KeyID: t.Caller.KeyID, RequestID: t.RequestID,
 		OperationID:    t.RequestID + "/0",
@@ -92,28 +105,49 @@ func (s *Service) serve(ctx context.Context, t *Turn, out Output, rec *analytics
 		// while the client still gets the stream it asked for.
 		op.RawBody = nil
 	}
-	served := Served{RequestID: t.RequestID, Route: res.route, Stream: req.Stream}
-	if req.Stream {
-		return s.stream(ctx, meta, plan, op, codec, served, out, rec, res)
+	if st := res.session; st != nil && st.handover {
+		if next, report := s.handover(ctx, meta, st, req); report.Applied {
+			op.Request, op.RawBody = next, nil
+		}
 	}
-	result, err := s.d.Executor.Run(ctx, meta, plan, op, nil)
+	rec.RouteKind, rec.Decision = res.route, res.summary()
+	served := Served{RequestID: t.RequestID, Route: res.route, Stream: req.Stream}
+	var result *dispatch.Result
+	var response *llm.Response
+	var body []byte
+	if req.Stream {
+		result, response, err = s.stream(ctx, meta, res.plan, op, codec, served, out)
+	} else {
+		result, err = s.d.Executor.Run(ctx, meta, res.plan, op, nil)
+		if err == nil {
+			response, body = result.Response, result.RawBody
+			if body == nil {
+				if body, err = codec.EncodeResponse(result.Response); err != nil {
+					err = fmt.Errorf("gateway: encode response: %w", err)
+				}
+			}
+		}
+		if err == nil {
+			served.Model, served.Provider, served.Fallback = result.Served.Model, result.Served.Provider, result.FallbackUsed
+			out.Commit(served)
+			err = out.Write(body)
+		}
+	}
 	s.account(rec, result, res)
 	if err != nil {
 		return err
 	}
-	body := result.RawBody
-	if body == nil {
-		if body, err = codec.EncodeResponse(result.Response); err != nil {
-			return fmt.Errorf("gateway: encode response: %w", err)
-		}
-	}
-	served.Model, served.Provider, served.Fallback = result.Served.Model, result.Served.Provider, result.FallbackUsed
-	out.Commit(served)
-	return out.Write(body)
+	u := result.Usage
+	s.advancePin(res.session, result.Served.Model, u.Input+u.CacheRead+u.CacheWrite)
+	s.offerCache(routing.StoreInput{Scope: scope, Request: req, Header: t.Header, Keys: &hit.Keys, Status: 200,
+		Response: response, Body: body, Model: result.Served.Model, Provider: result.Served.Provider})
+	return nil
 }
 
+// stream runs a streaming turn; it returns the collected response when the
+// stream completed.
 func (s *Service) stream(ctx context.Context, meta dispatch.Meta, plan dispatch.Plan, op *dispatch.Operation,
-	codec llm.Codec, served Served, out Output, rec *analytics.Request, r *resolution) error {
+	codec llm.Codec, served Served, out Output) (*dispatch.Result, *llm.Response, error) {
 	w := &streamWriter{out: out, served: served, inbound: op.Inbound, noRaw: op.RawBody == nil}
 	w.buf = &bytes.Buffer{}
 	w.enc = codec.NewStreamEncoder(w.buf)
@@ -121,14 +155,17 @@ func (s *Service) stream(ctx context.Context, meta dispatch.Meta, plan dispatch.
 		enc.IncludeUsage = op.Request.StreamUsage
 	}
 	res, err := s.d.Executor.Run(ctx, meta, plan, op, w)
-	s.account(rec, res, r)
-	if err != nil && !w.committed {
-		return err
+	if err != nil && w.committed {
+		err = fmt.Errorf("gateway: stream failed after commit: %w", err)
 	}
 	if err != nil {
-		return fmt.Errorf("gateway: stream failed after commit: %w", err)
+		return res, nil, err
 	}
-	return nil
+	resp, complete := w.collected.Response()
+	if !complete {
+		resp = nil
+	}
+	return res, resp, nil
 }
 
 // fastPathLossless reports whether forwarding the caller's body unchanged
