@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -87,6 +88,9 @@ func newServer(c *components) *fiber.App {
 // bootstrapAdmin creates the first admin on an empty database and prints its
 // login once.
 func bootstrapAdmin(ctx context.Context, c *components, out io.Writer) error {
+	if _, err := c.store.UserByEmail(ctx, strings.ToLower(c.cfg.AdminEmail)); err == nil {
+		return nil // created on an earlier start
+	}
 	password := tenancy.GenerateKey()[3:27]
 	_, org, err := c.accounts.Signup(ctx, tenancy.SignupInput{Email: c.cfg.AdminEmail, Password: password, OrgName: "Default"})
 	if errors.Is(err, tenancy.ErrEmailTaken) {

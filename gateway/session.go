@@ -58,6 +58,10 @@ func (s *Service) applyPin(ctx context.Context, c Caller, h http.Header, req *ll
 	if !ok {
 		return nil
 	}
+	if pin.Model == res.model.ID {
+		res.route = RoutePinned // the session's model, which the router also picked
+		return nil
+	}
 	pinned, err := s.d.Catalog.Lookup(pin.Model)
 	if err != nil {
 		return nil // a model gone from the catalog: the router decides afresh

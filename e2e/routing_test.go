@@ -1,0 +1,154 @@
+package e2e
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/heddle-gw/heddle/dispatch/dispatchtest"
+)
+
+// send posts an Anthropic Messages request and returns the response head and body.
+func send(t *testing.T, base, key, session, body string, hdr ...string) (*http.Response, string) {
+	t.Helper()
+	req, _ := http.NewRequest("POST", base+"/v1/messages", strings.NewReader(body))
+	req.Header.Set("x-api-key", key)
+	req.Header.Set("anthropic-version", "2023-06-01")
+	req.Header.Set("content-type", "application/json")
+	if session != "" {
+		req.Header.Set("X-Claude-Code-Session-Id", session)
+	}
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b := new(strings.Builder)
+	_, _ = io_copy(b, resp)
+	return resp, b.String()
+}
+
+// TestRoutingPinsAndCache: routed turns of one Claude Code session stay on
+// one model, across a restart (Postgres); another user with the same
+// session id and prompts gets a pin of its own; repeats are served from the
+// user's cache (whole and as a stream) and never from another user's; an
+// organisation with no usable provider fails closed.
+func TestRoutingPinsAndCache(t *testing.T) {
+	up := dispatchtest.NewUpstream(t)
+	pg := freshPostgres(t)
+	env := map[string]string{"HEDDLE_DATABASE_URL": pg, "HEDDLE_DATA_DIR": t.TempDir()} // one master keyset across the restart
+	in := startHeddle(t, env)
+	a := signUp(t, in.URL, "routing@example.com", "anthropic", "sk-ant-e2e-000000000000", up.URL)
+	a.api.do("POST", "/api/v1/credentials", map[string]any{"provider": "openai", "secret": "sk-e2e-openai-0000000", "base_url": up.URL + "/v1"}, 201, nil)
+	var k2 struct {
+		Secret string `json:"secret"`
+	}
+	a.api.do("POST", "/api/v1/keys", map[string]any{"name": "second user", "scopes": []string{"inference"}}, 201, &k2)
+
+	// A Claude Code-sized session: a long system prompt (tool docs), one
+	// instruction, then tool-call / tool-result turns. Tool-result turns are
+	// routed by the instruction that started them, and the pinned model's
+	// prompt cache makes staying cheaper, so the session keeps its model.
+	system := "You are a coding agent. " + strings.Repeat("Tool Bash runs a shell command in the workspace and returns its output. ", 600)
+	tools := `[{"name":"Bash","description":"Run a command","input_schema":{"type":"object","properties":{"command":{"type":"string"}},"required":["command"]}}]`
+	history := []string{`{"role":"user","content":"Refactor parse.go to remove the global variable and add a unit test."}`}
+	request := func() string {
+		return `{"model":"auto","max_tokens":256,"system":"` + system + `","tools":` + tools + `,"messages":[` + strings.Join(history, ",") + `]}`
+	}
+	var pinned string
+	for i := 0; i < 4; i++ {
+		resp, body := send(t, in.URL, a.Key, "session-1", request())
+		if resp.StatusCode != 200 {
+			t.Fatalf("turn %d: %d %s", i, resp.StatusCode, body)
+		}
+		model, route := resp.Header.Get("x-heddle-model"), resp.Header.Get("x-heddle-route")
+		t.Logf("user A turn %d: model %s route %s", i, model, route)
+		switch {
+		case i == 0 && route != "routed":
+			t.Errorf("first turn route = %q, want routed", route)
+		case i == 0:
+			pinned = model
+		case route != "pinned" || model != pinned:
+			t.Errorf("turn %d: model %s route %s, want pinned to %s", i, model, route, pinned)
+		}
+		id := "toolu_0" + string(rune('1'+i))
+		history = append(history,
+			`{"role":"assistant","content":[{"type":"tool_use","id":"`+id+`","name":"Bash","input":{"command":"go test ./..."}}]}`,
+			`{"role":"user","content":[{"type":"tool_result","tool_use_id":"`+id+`","content":"ok parse 0.01s"}]}`)
+	}
+	// User B: same session id, same first turn: its own pin, routed afresh.
+	first := `{"model":"auto","max_tokens":256,"system":"` + system + `","tools":` + tools + `,"messages":[` + history[0] + `]}`
+	resp, body := send(t, in.URL, k2.Secret, "session-1", first)
+	if resp.StatusCode != 200 || resp.Header.Get("x-heddle-route") != "routed" {
+		t.Errorf("user B shares user A's pin: %d route %q %s", resp.StatusCode, resp.Header.Get("x-heddle-route"), body)
+	}
+
+	// Cache: user A repeats a finished request exactly: served from cache...
+	simple := `{"model":"gpt-5-mini","max_tokens":64,"system":"Answer briefly.","messages":[{"role":"user","content":"What is the capital of France?"}]}`
+	if resp, body = send(t, in.URL, a.Key, "", simple); resp.StatusCode != 200 || resp.Header.Get("x-heddle-route") != "explicit" {
+		t.Fatalf("first ask: %d %q %s", resp.StatusCode, resp.Header.Get("x-heddle-route"), body)
+	}
+	time.Sleep(200 * time.Millisecond) // the cache is written in the background
+	resp, body = send(t, in.URL, a.Key, "", simple)
+	if resp.Header.Get("x-heddle-route") != "cache" {
+		t.Errorf("repeat route = %q, want cache: %s", resp.Header.Get("x-heddle-route"), body)
+	}
+	// ...a paraphrase that differs only in case and spacing hits the semantic tier...
+	para := strings.Replace(simple, "What is the capital of France?", "what is the capital of  France?", 1)
+	if resp, _ = send(t, in.URL, a.Key, "", para); resp.Header.Get("x-heddle-route") != "cache" {
+		t.Errorf("near-identical wording route = %q, want cache", resp.Header.Get("x-heddle-route"))
+	}
+	// ...and as a stream when asked.
+	streamBody := strings.Replace(simple, `"max_tokens":64,`, `"max_tokens":64,"stream":true,`, 1)
+	resp, body = send(t, in.URL, a.Key, "", streamBody)
+	if resp.Header.Get("x-heddle-route") != "cache" || !strings.Contains(body, "event: message_stop") || !strings.HasPrefix(resp.Header.Get("content-type"), "text/event-stream") {
+		t.Errorf("streamed repeat: route %q type %q body %s", resp.Header.Get("x-heddle-route"), resp.Header.Get("content-type"), body)
+	}
+	// User B sends the identical request: never user A's cached answer.
+	if resp, _ = send(t, in.URL, k2.Secret, "", simple); resp.Header.Get("x-heddle-route") == "cache" {
+		t.Error("user B received user A's cached answer")
+	}
+	other := simple
+	// A different system prompt never hits.
+	other = strings.Replace(other, "Answer briefly.", "Answer at length.", 1)
+	resp, _ = send(t, in.URL, a.Key, "", other)
+	if resp.Header.Get("x-heddle-route") == "cache" {
+		t.Error("a different system prompt hit the cache")
+	}
+	// no-cache bypasses the lookup.
+	resp, _ = send(t, in.URL, a.Key, "", simple, "Cache-Control", "no-cache")
+	if resp.Header.Get("x-heddle-route") == "cache" {
+		t.Error("Cache-Control: no-cache was served from cache")
+	}
+
+	// Pins survive a restart on Postgres.
+	in.stop(t)
+	in2 := startHeddle(t, env)
+	history = append(history,
+		`{"role":"assistant","content":[{"type":"tool_use","id":"toolu_09","name":"Bash","input":{"command":"go vet ./..."}}]}`,
+		`{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_09","content":"ok"}]}`)
+	resp, body = send(t, in2.URL, a.Key, "session-1", request())
+	if resp.StatusCode != 200 {
+		t.Fatalf("after restart: %d %s\n%s", resp.StatusCode, body, in2.logs.String())
+	}
+	if resp.Header.Get("x-heddle-route") != "pinned" || resp.Header.Get("x-heddle-model") != pinned {
+		t.Errorf("after restart: model %s route %s, want pinned to %s", resp.Header.Get("x-heddle-model"), resp.Header.Get("x-heddle-route"), pinned)
+	}
+	t.Logf("after restart: model %s route %s (pinned before: %s)", resp.Header.Get("x-heddle-model"), resp.Header.Get("x-heddle-route"), pinned)
+
+	// Fail closed: an organisation with no provider credential gets 503
+	// routing.unavailable in its own format, and nothing is sent upstream.
+	b := signUp(t, in2.URL, "nocreds@example.com", "", "", "")
+	before := len(up.Requests())
+	resp, body = send(t, in2.URL, b.Key, "", first)
+	if resp.StatusCode != 503 || resp.Header.Get("x-heddle-error") != "routing.unavailable" || !strings.Contains(body, `"type":"error"`) {
+		t.Errorf("no eligible model: %d %q %s", resp.StatusCode, resp.Header.Get("x-heddle-error"), body)
+	}
+	if len(up.Requests()) != before {
+		t.Error("a fail-closed request reached the upstream")
+	}
+}
