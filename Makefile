@@ -1,5 +1,6 @@
 # Heddle developer commands. `make check` is what CI runs.
 SHELL := /bin/bash
+.SHELLFLAGS := -o pipefail -c
 GO ?= go
 PKGS := ./...
 
@@ -29,7 +30,10 @@ build: ## build the heddle binary into ./bin
 	$(GO) build -o bin/heddle .
 
 test-unit: services ## unit and integration tests against real SQLite, Postgres, ClickHouse, Redis
-	$(GO) test -race -count=1 $$($(GO) list ./... | grep -v /e2e)
+	$(GO) test -race -short -count=1 -timeout 20m $$($(GO) list ./... | grep -v /e2e)
+	@# The RouterBench evaluation trains 3 seeds x 2 splits: minutes under -race, so it runs once without it.
+	$(GO) test -count=1 -timeout 20m -run 'TestRouterBenchEval' -v ./routing/ | grep -E '^\||target|^(ok|FAIL|---)'
+
 
 test-e2e: services e2e-deps build ## black-box tests of the built binary with real clients and a real browser
 	HEDDLE_E2E_BIN=$(CURDIR)/bin/heddle $(GO) test -count=1 -timeout 20m ./e2e/...
