@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -44,5 +45,26 @@ func TestOversizedHeaderIsClientError(t *testing.T) {
 	}
 	if r.header.Get("x-heddle-error") != "request.invalid" {
 		t.Errorf("x-heddle-error = %q", r.header.Get("x-heddle-error"))
+	}
+}
+
+// TestRoutingFailsClosed: "auto" without a usable router answers 503
+// routing.unavailable in every caller format, and nothing goes upstream
+// (the test executor fails the test if called).
+func TestRoutingFailsClosed(t *testing.T) {
+	s := newServer(t, 1<<20, &executor{t: t})
+	for _, e := range endpoints {
+		for _, stream := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s stream=%v", e.name, stream), func(t *testing.T) {
+				r := s.do(t, post(e, e.path("auto", stream), e.body("auto", stream), testKey))
+				if r.status != 503 || r.header.Get("x-heddle-error") != "routing.unavailable" {
+					t.Fatalf("status %d code %q: %s", r.status, r.header.Get("x-heddle-error"), r.body)
+				}
+				ne := parseNativeError(t, e.format, r.status, r.body)
+				if !strings.Contains(ne.Message, "no routing bundle") {
+					t.Errorf("message %q does not say why", ne.Message)
+				}
+			})
+		}
 	}
 }
