@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/heddle-gw/heddle/llm"
 )
 
 var errTooLarge = errors.New("dispatch: upstream answer exceeds MaxResponseBytes")
@@ -20,6 +22,11 @@ func (w *walk) buffer(actx context.Context, t Target, body io.Reader, a *attempt
 	}
 	if int64(len(raw)) > max {
 		a.fail = &failure{reason: ReasonTransport, err: errTooLarge}
+		return
+	}
+	if w.op.Endpoint != EndpointGenerate {
+		// Not a model answer: handed back as the upstream sent it.
+		a.resp, a.raw = &llm.Response{}, raw
 		return
 	}
 	resp, err := w.e.codecs[t.Format].DecodeResponse(raw)

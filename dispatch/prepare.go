@@ -18,6 +18,9 @@ func (e *Executor) prepare(op *Operation, t Target, cred Credential) (*Call, err
 	}
 	var body []byte
 	var err error
+	if op.Endpoint != EndpointGenerate && (t.Format != op.Inbound || len(op.RawBody) == 0) {
+		return nil, fmt.Errorf("%w: endpoint %q needs a %s target and the caller's body", ErrBadOperation, op.Endpoint, op.Inbound)
+	}
 	if t.Format == op.Inbound && len(op.RawBody) > 0 {
 		body, err = codec.SetModel(op.RawBody, t.Upstream)
 	} else {
@@ -41,5 +44,6 @@ func (e *Executor) prepare(op *Operation, t Target, cred Credential) (*Call, err
 		Body:       body,
 		Stream:     op.Stream,
 		Header:     op.Header,
+		Endpoint:   op.Endpoint,
 	}, nil
 }

@@ -55,6 +55,8 @@ type Call struct {
 	// Header carries pass-through caller headers (anthropic-beta,
 	// anthropic-version); providers add their own auth.
 	Header http.Header
+	// Endpoint is the operation's endpoint (see Operation.Endpoint).
+	Endpoint Endpoint
 }
 
 // Reply is an upstream's successful (2xx) answer; the caller closes Body.
@@ -82,7 +84,19 @@ type Operation struct {
 	RawBody []byte
 	Header  http.Header
 	Stream  bool
+	// Endpoint selects the upstream operation; empty means generation.
+	Endpoint Endpoint
 }
+
+// Endpoint names an upstream operation other than generation.
+type Endpoint string
+
+// Endpoints. EndpointCountTokens forwards an Anthropic count_tokens body to
+// a same-format target and returns the upstream's body as is.
+const (
+	EndpointGenerate    Endpoint = ""
+	EndpointCountTokens Endpoint = "count_tokens"
+)
 
 // Purpose is why an operation runs.
 type Purpose string

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -152,3 +153,45 @@ func TestRoutingPinsAndCache(t *testing.T) {
 		t.Error("a fail-closed request reached the upstream")
 	}
 }
+
+// TestCountTokens: count_tokens for an Anthropic model is forwarded to the
+// organisation's Anthropic upstream; for any other model it is an estimate,
+// marked x-heddle-estimate: 1.
+func TestCountTokens(t *testing.T) {
+	up := dispatchtest.NewUpstream(t)
+	in := startHeddle(t, nil)
+	a := signUp(t, in.URL, "count@example.com", "anthropic", "sk-ant-count-00000000", up.URL)
+	body := `{"model":"claude-haiku-4-5","system":"Be brief.","messages":[{"role":"user","content":"How many tokens is this?"}]}`
+	req, _ := http.NewRequest("POST", in.URL+"/v1/messages/count_tokens", strings.NewReader(body))
+	req.Header.Set("x-api-key", a.Key)
+	req.Header.Set("anthropic-version", "2023-06-01")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := new(strings.Builder)
+	_, _ = io_copy(got, resp)
+	resp.Body.Close()
+	reqs := up.Requests()
+	if resp.StatusCode != 200 || resp.Header.Get("x-heddle-estimate") != "" || len(reqs) != 1 {
+		t.Fatalf("forwarded count: %d estimate=%q upstream calls %d: %s", resp.StatusCode, resp.Header.Get("x-heddle-estimate"), len(reqs), got)
+	}
+	if reqs[0].Path != "/v1/messages/count_tokens" || reqs[0].Model != "claude-haiku-4-5-20251001" {
+		t.Errorf("upstream got %s model %q", reqs[0].Path, reqs[0].Model)
+	}
+	if want := `{"input_tokens":` + itoa(len(reqs[0].Body)/4) + `}`; got.String() != want {
+		t.Errorf("body %s, want the upstream's %s", got, want)
+	}
+	req, _ = http.NewRequest("POST", in.URL+"/v1/messages/count_tokens", strings.NewReader(strings.Replace(body, "claude-haiku-4-5", "gpt-5-mini", 1)))
+	req.Header.Set("x-api-key", a.Key)
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 || resp.Header.Get("x-heddle-estimate") != "1" || len(up.Requests()) != 1 {
+		t.Errorf("estimated count: %d estimate=%q", resp.StatusCode, resp.Header.Get("x-heddle-estimate"))
+	}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }

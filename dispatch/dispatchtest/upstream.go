@@ -132,7 +132,7 @@ func (u *Upstream) serve(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case strings.HasSuffix(r.URL.Path, "/chat/completions"):
 		rec.Format, wire = llm.FormatChat, chatWire{}
-	case strings.HasSuffix(r.URL.Path, "/v1/messages"):
+	case strings.HasSuffix(r.URL.Path, "/v1/messages"), strings.HasSuffix(r.URL.Path, "/v1/messages/count_tokens"):
 		rec.Format, wire = llm.FormatAnthropic, anthropicWire{}
 	case strings.HasSuffix(r.URL.Path, "/responses"):
 		rec.Format, wire = llm.FormatResponses, responsesWire{}
@@ -165,6 +165,11 @@ func (u *Upstream) serve(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(st.Status)
 		_, _ = w.Write(wire.errorBody(st))
+		return
+	}
+	if rec.Format == llm.FormatAnthropic && strings.HasSuffix(r.URL.Path, "/count_tokens") {
+		// Anthropic's count_tokens: the prompt's bytes / 4, like a tokenizer would roughly say.
+		u.whole(w, r, []byte(`{"input_tokens":`+itoa(len(body)/4)+`}`), st)
 		return
 	}
 	if head.Stream {

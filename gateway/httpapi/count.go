@@ -14,7 +14,8 @@ func (h *Handler) countTokens(c *fiber.Ctx) error {
 	if c.Params("call") != "" {
 		f = llm.FormatGemini
 	}
-	if _, err := h.d.Auth.Authenticate(c.UserContext(), presentedKey(c)); err != nil {
+	caller, err := h.d.Auth.Authenticate(c.UserContext(), presentedKey(c))
+	if err != nil {
 		return h.writeError(c, f, gateway.ErrUnauthorized)
 	}
 	codec := h.d.Service.Codec(f)
@@ -26,14 +27,23 @@ func (h *Handler) countTokens(c *fiber.Ctx) error {
 	}); ok {
 		decode = cd.DecodeCountRequest
 	}
-	req, err := decode(c.Body())
+	body := append([]byte(nil), c.Body()...)
+	if f == llm.FormatGemini {
+		req, err := decode(body)
+		if err != nil {
+			return h.writeError(c, f, err)
+		}
+		c.Set("x-heddle-estimate", "1")
+		return c.JSON(fiber.Map{"totalTokens": gateway.EstimateTokens(req)})
+	}
+	n, err := h.d.Service.CountTokens(c.UserContext(), caller, body, decode)
 	if err != nil {
 		return h.writeError(c, f, err)
 	}
-	n := gateway.EstimateTokens(req)
-	c.Set("x-heddle-estimate", "1")
-	if f == llm.FormatGemini {
-		return c.JSON(fiber.Map{"totalTokens": n})
+	if n.Body != nil {
+		c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
+		return c.Send(n.Body)
 	}
-	return c.JSON(fiber.Map{"input_tokens": n})
+	c.Set("x-heddle-estimate", "1")
+	return c.JSON(fiber.Map{"input_tokens": n.Estimate})
 }

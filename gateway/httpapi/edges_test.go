@@ -6,12 +6,15 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/heddle-gw/heddle/dispatch"
 )
 
 // TestCountTokensEstimate: an Anthropic count_tokens body has no
-// max_tokens and still gets an estimate, marked as one.
+// max_tokens; when the organisation cannot reach Anthropic it gets an
+// estimate, marked as one.
 func TestCountTokensEstimate(t *testing.T) {
-	s := newServer(t, 1<<20, &executor{t: t})
+	s := newServer(t, 1<<20, &executor{err: dispatch.ErrNotConfigured})
 	body := `{"model":"claude-sonnet-4-5","system":"You are terse.","messages":[{"role":"user","content":"` +
 		strings.Repeat("word ", 100) + `"}]}`
 	req, _ := http.NewRequest("POST", "/v1/messages/count_tokens", strings.NewReader(body))
@@ -29,6 +32,9 @@ func TestCountTokensEstimate(t *testing.T) {
 	// 500 bytes of user text + 14 of system + 16 per message, at 4 bytes a token.
 	if out.InputTokens != (500+14+16+3)/4 {
 		t.Errorf("input_tokens = %d, want %d", out.InputTokens, (500+14+16+3)/4)
+	}
+	if s.exec.count() != 1 {
+		t.Errorf("the count was not offered to the Anthropic binding first (%d calls)", s.exec.count())
 	}
 }
 

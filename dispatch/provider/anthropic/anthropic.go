@@ -60,7 +60,11 @@ func New(cfg Config, hc *http.Client) *Client {
 // configured one.
 func (c *Client) Send(ctx context.Context, call *dispatch.Call) (*dispatch.Reply, error) {
 	base := upstream.BaseURL(call.Credential.BaseURL, call.Target.BaseURL, c.cfg.BaseURL, DefaultBaseURL)
-	return upstream.Post(ctx, c.hc, c.cfg.Name, base+"/v1/messages", c.header(call), call.Body)
+	path := "/v1/messages"
+	if call.Endpoint == dispatch.EndpointCountTokens {
+		path = "/v1/messages/count_tokens"
+	}
+	return upstream.Post(ctx, c.hc, c.cfg.Name, base+path, c.header(call), call.Body)
 }
 
 func (c *Client) header(call *dispatch.Call) http.Header {
