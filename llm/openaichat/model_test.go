@@ -7,24 +7,16 @@ import (
 	"github.com/heddle-gw/heddle/llm"
 )
 
+// TestSetModel checks that the codec's SetModel and ModelOf are the shared
+// scanner's (whose full table is in llm/internal/wirejson): the model is
+// replaced, or added first, and reads back.
 func TestSetModel(t *testing.T) {
 	tests := []struct {
 		name, body, model, want string
 	}{
 		{"simple", `{"model":"a","max_tokens":1}`, "b", `{"model":"b","max_tokens":1}`},
-		{
-			"unknown fields, spacing and order survive; nested models untouched",
-			"{\n  \"stream\": true,\n  \"model\" : \"claude-3\" ,\n  \"betas\": {\"model\": \"nested\"},\n  \"z\": [1, {\"model\":\"n\"}, \"\\\"model\\\"\"],\n  \"x-new-beta\": {\"a\": [true, null, 1.5e3]}\n}\n",
-			"claude-haiku-4-5",
-			"{\n  \"stream\": true,\n  \"model\" : \"claude-haiku-4-5\" ,\n  \"betas\": {\"model\": \"nested\"},\n  \"z\": [1, {\"model\":\"n\"}, \"\\\"model\\\"\"],\n  \"x-new-beta\": {\"a\": [true, null, 1.5e3]}\n}\n",
-		},
 		{"escaped key", `{"mo\u0064el":"a","k":"v"}`, "b", `{"mo\u0064el":"b","k":"v"}`},
-		{"duplicates all replaced", `{"model":"a","x":{},"model":"c"}`, "b", `{"model":"b","x":{},"model":"b"}`},
-		{"non-string value replaced", `{"model":null}`, "b", `{"model":"b"}`},
-		{"value needing escapes", `{"model":"a"}`, `x"y<z>\`, `{"model":"x\"y<z>\\"}`},
-		{"string value mentioning model", `{"system":"\"model\": 1","model":"a"}`, "b", `{"system":"\"model\": 1","model":"b"}`},
 		{"missing model is added first", `{"max_tokens":1}`, "b", `{"model":"b","max_tokens":1}`},
-		{"empty object", ` { } `, "b", ` {"model":"b" } `},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
