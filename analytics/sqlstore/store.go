@@ -26,10 +26,11 @@ var (
 // pure-Go SQLite driver matches every bound parameter against every argument
 // (quadratic in the statement's parameters: 500 rows x 30 columns cost half
 // the gateway's CPU in a benchmark), so SQLite batches go in one transaction
-// of small statements.
+// of small statements. Measured on 1000-row batches: 4 rows a statement
+// 37 ms, 8 31 ms, 16 28 ms (about 30 us a row, mostly gorm and the driver).
 const (
 	insertChunk       = 500
-	sqliteInsertChunk = 4
+	sqliteInsertChunk = 16
 )
 
 // New returns a Store over db, whose schema the app migrations created.
