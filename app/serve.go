@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime/debug"
 	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/gofiber/fiber/v2/middleware/recover"
 
 	"github.com/heddle-gw/heddle/gateway/httpapi"
 	"github.com/heddle-gw/heddle/tenancy"
@@ -80,6 +82,10 @@ func newServer(c *components) *fiber.App {
 		ErrorHandler:          data.ErrorHandler,
 		ReadBufferSize:        64 << 10,
 	})
+	// A panic in a handler becomes a 500 with an error id (logged), never a crash.
+	app.Use(recover.New(recover.Config{EnableStackTrace: true, StackTraceHandler: func(_ *fiber.Ctx, e any) {
+		c.logger.Error("panic in handler", "panic", fmt.Sprint(e), "stack", string(debug.Stack()))
+	}}))
 	data.Mount(app)
 	mountConsole(app, c)
 	return app

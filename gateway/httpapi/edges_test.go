@@ -1,13 +1,25 @@
 package httpapi_test
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
 
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/heddle-gw/heddle/catalog"
 	"github.com/heddle-gw/heddle/dispatch"
+	"github.com/heddle-gw/heddle/gateway"
+	"github.com/heddle-gw/heddle/gateway/httpapi"
+	"github.com/heddle-gw/heddle/llm"
+	"github.com/heddle-gw/heddle/llm/anthropic"
+	"github.com/heddle-gw/heddle/llm/openaichat"
 )
 
 // TestCountTokensEstimate: an Anthropic count_tokens body has no
@@ -72,5 +84,46 @@ func TestRoutingFailsClosed(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// panicExecutor panics inside the turn, which runs on its own goroutine.
+type panicExecutor struct{ *executor }
+
+func (panicExecutor) Run(context.Context, dispatch.Meta, dispatch.Plan, *dispatch.Operation, dispatch.StreamWriter) (*dispatch.Result, error) {
+	panic("boom")
+}
+
+// TestPanicInTurnIsRecovered: a panic while serving a turn becomes a 500
+// in the caller's format with an error id, and the process lives on.
+func TestPanicInTurnIsRecovered(t *testing.T) {
+	cat, err := catalog.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logs bytes.Buffer
+	logger := slog.New(slog.NewJSONHandler(&logs, nil))
+	svc := gateway.NewService(gateway.Deps{
+		Catalog: cat, Executor: panicExecutor{&executor{}}, Recorder: &recorder{}, Logger: logger, Classify: httpapi.Classify,
+		Codecs: gateway.Codecs{llm.FormatAnthropic: anthropic.New(), llm.FormatChat: openaichat.New()},
+	})
+	h := httpapi.New(httpapi.Deps{Service: svc, Auth: staticAuth{}, Catalog: cat, Logger: logger})
+	app := fiber.New(fiber.Config{ErrorHandler: h.ErrorHandler, DisableStartupMessage: true})
+	h.Mount(app)
+	for i := 0; i < 2; i++ {
+		req, _ := http.NewRequest("POST", "/v1/chat/completions", strings.NewReader(`{"model":"gpt-5-mini","messages":[{"role":"user","content":"hi"}]}`))
+		req.Header.Set("Authorization", "Bearer "+testKey)
+		resp, err := app.Test(req, 5000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 500 || resp.Header.Get("x-heddle-error") != "internal.error" || !strings.Contains(string(body), "internal error req_") {
+			t.Fatalf("status %d %q: %s", resp.StatusCode, resp.Header.Get("x-heddle-error"), body)
+		}
+	}
+	if !strings.Contains(logs.String(), `"msg":"panic recovered"`) || !strings.Contains(logs.String(), "boom") {
+		t.Errorf("the panic was not logged with its error id:\n%s", logs.String())
 	}
 }

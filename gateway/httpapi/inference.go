@@ -3,6 +3,7 @@ package httpapi
 import (
 	"bufio"
 	"context"
+	"errors"
 	"net/http"
 	"strings"
 	"time"
@@ -131,7 +132,12 @@ func (h *Handler) writeError(c *fiber.Ctx, f llm.Format, err error) error {
 	e := classify(err)
 	if e.Status >= 500 && e.Code == "internal.error" {
 		id := gateway.NewRequestID()
-		h.d.Logger.ErrorContext(c.UserContext(), "request failed", "err", err, "error_id", id)
+		var p *panicError
+		if errors.As(err, &p) {
+			h.d.Logger.ErrorContext(c.UserContext(), "panic recovered", "err", err, "error_id", id, "stack", p.stack)
+		} else {
+			h.d.Logger.ErrorContext(c.UserContext(), "request failed", "err", err, "error_id", id)
+		}
 		e.Message = "internal error " + id
 	}
 	return h.sendError(c, f, e)

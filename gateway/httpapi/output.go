@@ -2,6 +2,8 @@ package httpapi
 
 import (
 	"context"
+	"fmt"
+	"runtime/debug"
 
 	"github.com/heddle-gw/heddle/gateway"
 )
@@ -44,9 +46,21 @@ func (b *bridge) Write(p []byte) error {
 // Flush is a no-op: the body writer flushes after every chunk it drains.
 func (b *bridge) Flush() error { return b.ctx.Err() }
 
-// run executes the turn and closes the bridge.
+// run executes the turn and closes the bridge. A panic in the turn is
+// recovered here (it runs outside fiber's handler) and becomes an error.
 func (b *bridge) run(svc *gateway.Service, t *gateway.Turn) {
-	err := svc.Serve(b.ctx, t, b)
-	close(b.chunks)
-	b.done <- err
+	var err error
+	defer func() {
+		if r := recover(); r != nil {
+			err = &panicError{value: fmt.Sprint(r), stack: string(debug.Stack())}
+		}
+		close(b.chunks)
+		b.done <- err
+	}()
+	err = svc.Serve(b.ctx, t, b)
 }
+
+// panicError is a recovered panic of a turn.
+type panicError struct{ value, stack string }
+
+func (e *panicError) Error() string { return "httpapi: panic in turn: " + e.value }
