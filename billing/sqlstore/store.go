@@ -1,0 +1,60 @@
+package sqlstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"gorm.io/gorm"
+
+	"github.com/heddle-gw/heddle/billing"
+)
+
+// Store is a billing.SpendStore over the budget_spend table. Safe for
+// concurrent use, by any number of replicas sharing the database.
+type Store struct {
+	db *gorm.DB
+}
+
+var _ billing.SpendStore = (*Store)(nil)
+
+// New returns a Store over db, which must be migrated.
+func New(db *gorm.DB) *Store { return &Store{db: db} }
+
+// row is one budget_spend row.
+type row struct {
+	Scope       string `gorm:"column:scope;primaryKey"`
+	PeriodStart int64  `gorm:"column:period_start;primaryKey"`
+	Micros      int64  `gorm:"column:micros"`
+}
+
+func (row) TableName() string { return "budget_spend" }
+
+// Spent returns the micro-dollars recorded for scope in the period starting
+// at periodStart; 0 when nothing was recorded.
+func (s *Store) Spent(ctx context.Context, scope string, periodStart time.Time) (int64, error) {
+	var r row
+	err := s.db.WithContext(ctx).Where("scope = ? AND period_start = ?", scope, periodStart.UnixMilli()).Take(&r).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("sqlstore: spent: %w", err)
+	}
+	return r.Micros, nil
+}
+
+// upsert adds to the row in one statement, so concurrent writers on any
+// replica never lose an increment.
+const upsert = `INSERT INTO budget_spend (scope, period_start, micros) VALUES (?, ?, ?)
+ON CONFLICT (scope, period_start) DO UPDATE SET micros = budget_spend.micros + excluded.micros`
+
+// Add atomically adds micros to scope's spending in the period starting at
+// periodStart.
+func (s *Store) Add(ctx context.Context, scope string, periodStart time.Time, micros int64) error {
+	if err := s.db.WithContext(ctx).Exec(upsert, scope, periodStart.UnixMilli(), micros).Error; err != nil {
+		return fmt.Errorf("sqlstore: add spend: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,15 @@
+-- Budget spending (SPEC 9): micro-dollars spent per budget scope and period.
+-- scope is a budget's scope and period ("org:<id>/month", "key:<id>/day");
+-- period_start is the period's UTC start in Unix milliseconds. Writers add
+-- with INSERT ... ON CONFLICT DO UPDATE (SQLite 3.24 and later).
+
+-- +goose Up
+CREATE TABLE budget_spend (
+    scope        text NOT NULL,
+    period_start integer NOT NULL,
+    micros       integer NOT NULL,
+    PRIMARY KEY (scope, period_start)
+);
+
+-- +goose Down
+DROP TABLE budget_spend;
