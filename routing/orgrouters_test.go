@@ -64,7 +64,9 @@ func (s *orgStore) GetBundle(_ context.Context, org, id string) (*routing.Bundle
 	return b, nil
 }
 
-func (s *orgStore) ListBundles(context.Context, string) ([]routing.BundleInfo, error) { return nil, nil }
+func (s *orgStore) ListBundles(context.Context, string) ([]routing.BundleInfo, error) {
+	return nil, nil
+}
 
 func (s *orgStore) reads() (int, int) {
 	s.mu.Lock()
