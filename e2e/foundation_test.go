@@ -118,6 +118,30 @@ func TestFoundationJourney(t *testing.T) {
 		t.Errorf("upstream request = %s model %q stream %v", reqs[0].Path, reqs[0].Model, reqs[0].Stream)
 	}
 
+	// /v1/models lists what this organisation can reach (an openai credential).
+	mreq, _ := http.NewRequest("GET", in.URL+"/v1/models", nil)
+	mreq.Header.Set("Authorization", "Bearer "+a.Key)
+	mresp, err := http.DefaultClient.Do(mreq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var models struct {
+		Data []struct {
+			ID string `json:"id"`
+		} `json:"data"`
+	}
+	if err := json.NewDecoder(mresp.Body).Decode(&models); err != nil {
+		t.Fatal(err)
+	}
+	mresp.Body.Close()
+	listed := map[string]bool{}
+	for _, m := range models.Data {
+		listed[m.ID] = true
+	}
+	if !listed["auto"] || !listed["gpt-5-mini"] || listed["claude-haiku-4-5"] || listed["gemini-2.5-flash"] {
+		t.Errorf("/v1/models = %v, want auto and the openai models only", models.Data)
+	}
+
 	// Organisation B has no credential: its key never reaches A's.
 	b := signUp(t, in.URL, "bob@example.com", "", "", "")
 	resp, body = chat(t, in.URL, b.Key, `{"model":"gpt-5-mini","messages":[{"role":"user","content":"hi"}]}`)
@@ -169,7 +193,7 @@ func TestFoundationJourney(t *testing.T) {
 	if in.logContains(fakeSecret) || in.logContains(fakeSecret[8:]) {
 		t.Error("the logs contain the credential")
 	}
-	err := filepath.Walk(in.DataDir, func(p string, info os.FileInfo, err error) error {
+	err = filepath.Walk(in.DataDir, func(p string, info os.FileInfo, err error) error {
 		if err != nil || info.IsDir() {
 			return err
 		}

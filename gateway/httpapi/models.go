@@ -13,18 +13,24 @@ import (
 // catalogEpoch is the created time reported for catalog models.
 var catalogEpoch = time.Date(2025, 11, 20, 0, 0, 0, 0, time.UTC)
 
-// models lists the catalog in OpenAI's shape, or Anthropic's when the caller
-// sends anthropic-version. The router's "auto" is listed first.
+// models lists the models this key's organisation can reach in OpenAI's
+// shape, or Anthropic's when the caller sends anthropic-version. The
+// router's "auto" is listed first.
 func (h *Handler) models(c *fiber.Ctx) error {
 	anthropic := c.Get("anthropic-version") != ""
 	f := llm.FormatChat
 	if anthropic {
 		f = llm.FormatAnthropic
 	}
-	if _, err := h.d.Auth.Authenticate(c.UserContext(), presentedKey(c)); err != nil {
+	caller, err := h.d.Auth.Authenticate(c.UserContext(), presentedKey(c))
+	if err != nil {
 		return h.writeError(c, f, gateway.ErrUnauthorized)
 	}
-	ids := modelIDs(h.d.Catalog)
+	models, err := h.d.Service.ModelsFor(c.UserContext(), caller)
+	if err != nil {
+		return h.writeError(c, f, err)
+	}
+	ids := modelIDs(models)
 	if anthropic {
 		type model struct {
 			Type        string `json:"type"`
@@ -62,8 +68,13 @@ func (h *Handler) models(c *fiber.Ctx) error {
 
 // geminiModels lists the catalog in Gemini's shape.
 func (h *Handler) geminiModels(c *fiber.Ctx) error {
-	if _, err := h.d.Auth.Authenticate(c.UserContext(), presentedKey(c)); err != nil {
+	caller, err := h.d.Auth.Authenticate(c.UserContext(), presentedKey(c))
+	if err != nil {
 		return h.writeError(c, llm.FormatGemini, gateway.ErrUnauthorized)
+	}
+	models, err := h.d.Service.ModelsFor(c.UserContext(), caller)
+	if err != nil {
+		return h.writeError(c, llm.FormatGemini, err)
 	}
 	type model struct {
 		Name                       string   `json:"name"`
@@ -77,15 +88,15 @@ func (h *Handler) geminiModels(c *fiber.Ctx) error {
 	}{}
 	methods := []string{"generateContent", "streamGenerateContent", "countTokens"}
 	out.Models = append(out.Models, model{Name: "models/auto", DisplayName: "auto", SupportedGenerationMethods: methods})
-	for _, m := range h.d.Catalog.Models() {
+	for _, m := range models {
 		out.Models = append(out.Models, model{"models/" + m.ID, m.ID, m.ContextWindow, m.MaxOutput, methods})
 	}
 	return c.JSON(out)
 }
 
-func modelIDs(cat *catalog.Catalog) []string {
+func modelIDs(models []catalog.Model) []string {
 	ids := []string{"auto"}
-	for _, m := range cat.Models() {
+	for _, m := range models {
 		ids = append(ids, m.ID)
 	}
 	return ids
