@@ -12,6 +12,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/heddle-gw/heddle/routing"
 	"github.com/heddle-gw/heddle/tenancy"
 )
 
@@ -43,11 +44,25 @@ type APIDeps struct {
 	CookieSecure bool
 	// MaxBodyBytes bounds request bodies; 0 means DefaultMaxAPIBody.
 	MaxBodyBytes int
+	// RoutingSettings and RoutingBundles keep organisations' routing
+	// settings and trained bundles; KnownModel reports whether a model id is
+	// in the catalog. When any of the three is nil the /api/v1/routing
+	// endpoints answer 501.
+	RoutingSettings routing.OrgSettingsStore
+	RoutingBundles  routing.OrgBundleStore
+	KnownModel      func(model string) bool
+	// RoutingChanged, when set, is called with the organisation id after its
+	// routing settings changed (e.g. routing.OrgRouters.Invalidate).
+	RoutingChanged func(orgID string)
+	// MaxBundleBytes bounds an uploaded evaluation data set; 0 means
+	// routing.DefaultOrgMaxBytes. The fiber app's BodyLimit must allow it.
+	MaxBundleBytes int64
 }
 
 // API is the JSON admin API. Build it with NewAPI and Mount it.
 type API struct {
-	d APIDeps
+	d         APIDeps
+	trainSlot chan struct{} // one bundle training at a time
 }
 
 // NewAPI returns the admin API over deps.
@@ -61,7 +76,10 @@ func NewAPI(d APIDeps) *API {
 	if d.MaxBodyBytes <= 0 {
 		d.MaxBodyBytes = DefaultMaxAPIBody
 	}
-	return &API{d: d}
+	if d.MaxBundleBytes <= 0 {
+		d.MaxBundleBytes = routing.DefaultOrgMaxBytes
+	}
+	return &API{d: d, trainSlot: make(chan struct{}, 1)}
 }
 
 // Mount registers the API's routes under /api/v1 on r.
@@ -95,6 +113,10 @@ func (a *API) Mount(r fiber.Router) {
 	auth.Post("/credentials/:id/test", a.testCredential)
 	auth.Post("/credentials/:id/rotate", a.rotateCredential)
 	auth.Delete("/credentials/:id", a.deleteCredential)
+
+	auth.Get("/routing", a.getRouting)
+	auth.Put("/routing", a.putRouting)
+	auth.Post("/routing/bundles", a.uploadBundle)
 
 	g.Use(func(c *fiber.Ctx) error { return a.fail(c, errRoute) })
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/heddle-gw/heddle/routing"
 	"github.com/heddle-gw/heddle/tenancy"
 )
 
@@ -56,6 +57,12 @@ var errorTable = []errorKind{
 	{tenancy.ErrCredentialTest, fiber.StatusUnprocessableEntity, "tenancy.credential_test_failed", ""},
 	{tenancy.ErrRateLimited, fiber.StatusTooManyRequests, "tenancy.rate_limited", "too many attempts; retry later"},
 	{errTesterMissing, fiber.StatusNotImplemented, "tenancy.credential_test_unavailable", "credential testing is not available on this deployment"},
+	{errRoutingMissing, fiber.StatusNotImplemented, "routing.not_configured", "routing settings are not available on this deployment"},
+	{errUploadMediaType, fiber.StatusUnsupportedMediaType, "routing.unsupported_media_type", "send the evaluation data as Content-Type: application/x-ndjson or application/jsonl"},
+	{errTrainingBusy, fiber.StatusTooManyRequests, "routing.training_busy", "another bundle is being trained; retry in a minute"},
+	{routing.ErrInvalidSettings, fiber.StatusBadRequest, "routing.invalid_settings", ""},
+	{routing.ErrDataTooLarge, fiber.StatusRequestEntityTooLarge, "routing.data_too_large", ""},
+	{routing.ErrData, fiber.StatusUnprocessableEntity, "routing.invalid_data", ""},
 }
 
 // apiError is the JSON error body.
@@ -87,6 +94,10 @@ func classify(err error) (int, apiErrorDetail, bool) {
 		var fe *fieldError
 		if errors.As(err, &fe) {
 			d.Field = fe.field
+		}
+		var rf *routing.FieldError
+		if errors.As(err, &rf) {
+			d.Field = rf.Field
 		}
 		return k.status, d, true
 	}

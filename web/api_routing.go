@@ -1,0 +1,175 @@
+package web
+
+import (
+	"bytes"
+	"errors"
+	"mime"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/heddle-gw/heddle/routing"
+	"github.com/heddle-gw/heddle/tenancy"
+)
+
+// Errors of the routing settings endpoints.
+var (
+	errRoutingMissing  = errors.New("web: routing settings are not available")
+	errUploadMediaType = errors.New("web: content type must be application/x-ndjson or application/jsonl")
+	errTrainingBusy    = errors.New("web: another bundle is being trained")
+)
+
+// routingView is an organisation's routing settings as the API shows them.
+type routingView struct {
+	Alpha       *float64   `json:"alpha"`
+	Allow       []string   `json:"allow"`
+	Deny        []string   `json:"deny"`
+	CacheBypass bool       `json:"cache_bypass"`
+	BundleID    string     `json:"bundle_id"`
+	UpdatedAt   *time.Time `json:"updated_at"`
+}
+
+func viewRouting(s routing.OrgSettings) routingView {
+	v := routingView{Alpha: s.Alpha, Allow: s.Allow, Deny: s.Deny, CacheBypass: s.CacheBypass, BundleID: s.BundleID}
+	if v.Allow == nil {
+		v.Allow = []string{}
+	}
+	if v.Deny == nil {
+		v.Deny = []string{}
+	}
+	if !s.UpdatedAt.IsZero() {
+		u := s.UpdatedAt.UTC()
+		v.UpdatedAt = &u
+	}
+	return v
+}
+
+// routingRequest is the body of PUT /api/v1/routing: the whole settings.
+type routingRequest struct {
+	Alpha       *float64 `json:"alpha"`
+	Allow       []string `json:"allow"`
+	Deny        []string `json:"deny"`
+	CacheBypass bool     `json:"cache_bypass"`
+	BundleID    string   `json:"bundle_id"`
+}
+
+// routingActor checks that the routing stores are configured and resolves
+// the caller; admin requires the admin or owner role.
+func (a *API) routingActor(c *fiber.Ctx, admin bool) (tenancy.Actor, error) {
+	if a.d.RoutingSettings == nil || a.d.RoutingBundles == nil || a.d.KnownModel == nil {
+		return tenancy.Actor{}, errRoutingMissing
+	}
+	act, err := a.actor(c)
+	if err != nil {
+		return act, err
+	}
+	if !act.Can(tenancy.PermRead) || (admin && !act.Role.AtLeast(tenancy.RoleAdmin)) {
+		return act, tenancy.ErrForbidden
+	}
+	return act, nil
+}
+
+// routingState answers GET and PUT: the settings and the bundles.
+func (a *API) routingState(c *fiber.Ctx, orgID string) error {
+	ctx := c.UserContext()
+	s, err := a.d.RoutingSettings.GetSettings(ctx, orgID)
+	if err != nil {
+		return a.fail(c, err)
+	}
+	bundles, err := a.d.RoutingBundles.ListBundles(ctx, orgID)
+	if err != nil {
+		return a.fail(c, err)
+	}
+	if bundles == nil {
+		bundles = []routing.BundleInfo{}
+	}
+	return c.JSON(fiber.Map{"settings": viewRouting(s), "bundles": bundles})
+}
+
+// getRouting handles GET /api/v1/routing: the current organisation's
+// routing settings and its trained bundles.
+func (a *API) getRouting(c *fiber.Ctx) error {
+	act, err := a.routingActor(c, false)
+	if err != nil {
+		return a.fail(c, err)
+	}
+	return a.routingState(c, act.OrgID)
+}
+
+// putRouting handles PUT /api/v1/routing (admins and owners): it replaces the
+// settings. bundle_id must name one of the organisation's bundles, or be ""
+// for the default bundle.
+func (a *API) putRouting(c *fiber.Ctx) error {
+	act, err := a.routingActor(c, true)
+	if err != nil {
+		return a.fail(c, err)
+	}
+	var req routingRequest
+	if err := a.decode(c, &req, false); err != nil {
+		return a.fail(c, err)
+	}
+	s := routing.OrgSettings{Alpha: req.Alpha, Allow: req.Allow, Deny: req.Deny, CacheBypass: req.CacheBypass, BundleID: req.BundleID}
+	if err := s.Validate(a.d.KnownModel); err != nil {
+		return a.fail(c, err)
+	}
+	ctx := c.UserContext()
+	if s.BundleID != "" {
+		if _, err := a.d.RoutingBundles.GetBundle(ctx, act.OrgID, s.BundleID); err != nil {
+			if errors.Is(err, routing.ErrBundleNotFound) {
+				err = &routing.FieldError{Field: "bundle_id", Message: "is not one of this organisation's bundles", Err: routing.ErrInvalidSettings}
+			}
+			return a.fail(c, err)
+		}
+	}
+	if err := a.d.RoutingSettings.PutSettings(ctx, act.OrgID, s); err != nil {
+		return a.fail(c, err)
+	}
+	if a.d.RoutingChanged != nil {
+		a.d.RoutingChanged(act.OrgID)
+	}
+	a.d.Logger.InfoContext(ctx, "routing settings updated", "org_id", act.OrgID, "user_id", act.UserID,
+		"bundle_id", s.BundleID, "allow", len(s.Allow), "deny", len(s.Deny), "cache_bypass", s.CacheBypass)
+	return a.routingState(c, act.OrgID)
+}
+
+// uploadBundle handles POST /api/v1/routing/bundles (admins and owners): the
+// body is JSONL evaluation data; a bundle is trained synchronously, stored,
+// and described. It is not activated (PUT bundle_id does that).
+func (a *API) uploadBundle(c *fiber.Ctx) error {
+	act, err := a.routingActor(c, true)
+	if err != nil {
+		return a.fail(c, err)
+	}
+	if mt, _, err := mime.ParseMediaType(c.Get(fiber.HeaderContentType)); err != nil ||
+		(mt != "application/x-ndjson" && mt != "application/jsonl") {
+		return a.fail(c, errUploadMediaType)
+	}
+	body := c.Body()
+	if int64(len(body)) > a.d.MaxBundleBytes {
+		return a.fail(c, errBodyTooLarge)
+	}
+	select {
+	case a.trainSlot <- struct{}{}:
+		defer func() { <-a.trainSlot }()
+	default:
+		return a.fail(c, errTrainingBusy)
+	}
+	ctx := c.UserContext()
+	start := time.Now()
+	b, err := routing.TrainOrgBundle(ctx, act.OrgID, bytes.NewReader(body), routing.OrgTrainConfig{
+		Known: a.d.KnownModel, MaxBytes: a.d.MaxBundleBytes,
+	})
+	if err != nil {
+		return a.fail(c, err)
+	}
+	info, err := a.d.RoutingBundles.PutBundle(ctx, act.OrgID, b)
+	if err != nil {
+		return a.fail(c, err)
+	}
+	took := time.Since(start)
+	a.d.Logger.InfoContext(ctx, "routing bundle trained", "org_id", act.OrgID, "user_id", act.UserID,
+		"bundle_id", info.ID, "samples", info.Samples, "k", info.K, "duration_ms", took.Milliseconds())
+	return c.Status(fiber.StatusCreated).JSON(fiber.Map{
+		"bundle": info, "summary": routing.SummaryOf(b), "active": false, "training_ms": took.Milliseconds(),
+	})
+}
