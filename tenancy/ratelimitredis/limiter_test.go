@@ -211,7 +211,7 @@ func TestCountersExpire(t *testing.T) {
 
 // TestUnreachableRedisIsAnError: no call silently allows when Redis is down.
 func TestUnreachableRedisIsAnError(t *testing.T) {
-	rdb := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1, DialTimeout: 200 * time.Millisecond})
+	rdb := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1, DialerRetries: 1, DialTimeout: 200 * time.Millisecond})
 	defer rdb.Close()
 	l := ratelimitredis.New(rdb, "heddle-test:")
 	ctx := context.Background()
