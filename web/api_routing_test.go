@@ -1,0 +1,222 @@
+package web_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/heddle-gw/heddle/routing"
+	"github.com/heddle-gw/heddle/web"
+)
+
+// routingStore is an in-memory OrgSettingsStore and OrgBundleStore, scoped
+// by organisation like the real one.
+type routingStore struct {
+	mu       sync.Mutex
+	settings map[string]routing.OrgSettings
+	bundles  map[string][]*routing.Bundle
+	changed  []string
+}
+
+func newRoutingStore() *routingStore {
+	return &routingStore{settings: map[string]routing.OrgSettings{}, bundles: map[string][]*routing.Bundle{}}
+}
+
+func (s *routingStore) GetSettings(_ context.Context, org string) (routing.OrgSettings, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.settings[org], nil
+}
+
+func (s *routingStore) PutSettings(_ context.Context, org string, v routing.OrgSettings) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if v.UpdatedAt.IsZero() {
+		v.UpdatedAt = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	}
+	s.settings[org] = v
+	return nil
+}
+
+func (s *routingStore) PutBundle(_ context.Context, org string, b *routing.Bundle) (routing.BundleInfo, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.bundles[org] = append(s.bundles[org], b)
+	return routing.InfoOf(org, b, time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)), nil
+}
+
+func (s *routingStore) GetBundle(_ context.Context, org, id string) (*routing.Bundle, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, b := range s.bundles[org] {
+		if b.ID == id {
+			return b, nil
+		}
+	}
+	return nil, routing.ErrBundleNotFound
+}
+
+func (s *routingStore) ListBundles(_ context.Context, org string) ([]routing.BundleInfo, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []routing.BundleInfo
+	for _, b := range s.bundles[org] {
+		out = append(out, routing.InfoOf(org, b, time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)))
+	}
+	return out, nil
+}
+
+var testModels = []string{"claude-haiku-4-5", "claude-sonnet-4-5", "gpt-5-mini"}
+
+func withRouting(s *routingStore, maxBytes int64) fixtureOpt {
+	return func(d *web.APIDeps) {
+		d.RoutingSettings, d.RoutingBundles = s, s
+		d.KnownModel = func(m string) bool { return slices.Contains(testModels, m) }
+		d.RoutingChanged = func(org string) { s.changed = append(s.changed, org) }
+		d.MaxBundleBytes = maxBytes
+	}
+}
+
+// evalJSONL generates n samples for the three test models: on coding
+// prompts only claude-sonnet-4-5 succeeds, on small talk all do.
+func evalJSONL(n int) []byte {
+	coding := []string{"refactor the Go http handler", "fix the segfault in the C parser", "write a SQL migration adding an index"}
+	chat := []string{"say hello to my grandmother", "thank you so much for the flowers", "tell me a short joke about cats"}
+	var buf bytes.Buffer
+	for i := range n {
+		line := map[string]any{"costs": map[string]float64{"gpt-5-mini": 0.0002, "claude-haiku-4-5": 0.001, "claude-sonnet-4-5": 0.01}}
+		if i%2 == 0 {
+			line["prompt"] = fmt.Sprintf("%s, variant %d", coding[i/2%3], i)
+			line["scores"] = map[string]float64{"gpt-5-mini": 0, "claude-haiku-4-5": float64(i / 2 % 2), "claude-sonnet-4-5": 1}
+		} else {
+			line["prompt"] = fmt.Sprintf("%s, please %d", chat[i/2%3], i)
+			line["scores"] = map[string]float64{"gpt-5-mini": 1, "claude-haiku-4-5": 1, "claude-sonnet-4-5": 1}
+		}
+		b, _ := json.Marshal(line)
+		buf.Write(append(b, '\n'))
+	}
+	return buf.Bytes()
+}
+
+// upload posts body with a Content-Type of its own.
+func (c *client) upload(body []byte, ctype string) *resp {
+	c.f.t.Helper()
+	req := httptest.NewRequest("POST", "/api/v1/routing/bundles", bytes.NewReader(body))
+	req.Header.Set("Content-Type", ctype)
+	for k, v := range c.cookies {
+		req.AddCookie(&http.Cookie{Name: k, Value: v})
+	}
+	if c.cookies[web.CSRFCookie] != "" {
+		req.Header.Set(web.CSRFHeader, c.cookies[web.CSRFCookie])
+	}
+	return c.f.send(req, c)
+}
+
+func (r *resp) wantError(t *testing.T, status int, code, field string) {
+	t.Helper()
+	if r.status != status {
+		t.Fatalf("status %d, want %d: %s", r.status, status, r.body)
+	}
+	if gotCode, gotField := r.errCode(t); gotCode != code || gotField != field {
+		t.Fatalf("error %s on %q, want %s on %q: %s", gotCode, gotField, code, field, r.body)
+	}
+}
+
+func TestRoutingNotConfigured(t *testing.T) {
+	f := newFixture(t)
+	a := f.browser()
+	a.signup("alice@a.example", "Org A")
+	a.do("GET", "/api/v1/routing", nil).wantError(t, 501, "routing.not_configured", "")
+	a.do("PUT", "/api/v1/routing", map[string]any{"alpha": 0.5}).wantError(t, 501, "routing.not_configured", "")
+	a.upload(evalJSONL(60), "application/x-ndjson").wantError(t, 501, "routing.not_configured", "")
+}
+
+func TestRoutingRoles(t *testing.T) {
+	store := newRoutingStore()
+	f := newFixture(t, withRouting(store, 0))
+	owner := f.browser()
+	org := str(owner.signup("owner@a.example", "Org A"), "org", "id")
+	roles := map[string]*client{"owner": owner}
+	for _, role := range []string{"admin", "member", "viewer"} {
+		roles[role] = f.invite(owner, org, role+"@a.example", role)
+	}
+	for _, tc := range []struct {
+		role             string
+		put, uploadAllow bool
+	}{{"owner", true, true}, {"admin", true, true}, {"member", false, false}, {"viewer", false, false}} {
+		t.Run(tc.role, func(t *testing.T) {
+			c := roles[tc.role]
+			c.mustStatus(c.do("GET", "/api/v1/routing", nil), 200)
+			r := c.do("PUT", "/api/v1/routing", map[string]any{"alpha": 0.25})
+			if tc.put {
+				c.mustStatus(r, 200)
+			} else {
+				r.wantError(t, 403, "tenancy.forbidden", "")
+			}
+			r = c.upload(evalJSONL(50), "application/jsonl")
+			if tc.uploadAllow {
+				c.mustStatus(r, 201)
+			} else {
+				r.wantError(t, 403, "tenancy.forbidden", "")
+			}
+		})
+	}
+	if got := len(store.bundles[org]); got != 2 {
+		t.Fatalf("%d bundle uploads stored, want 2 (owner and admin)", got)
+	}
+	if !slices.Equal(store.changed, []string{org, org}) {
+		t.Fatalf("RoutingChanged calls %v, want two for %s", store.changed, org)
+	}
+}
+
+func TestRoutingValidation(t *testing.T) {
+	f := newFixture(t, withRouting(newRoutingStore(), 40<<10))
+	a := f.browser()
+	a.signup("alice@a.example", "Org A")
+	for _, tc := range []struct {
+		name        string
+		body        any
+		status      int
+		code, field string
+	}{
+		{"alpha above 1", map[string]any{"alpha": 1.5}, 400, "routing.invalid_settings", "alpha"},
+		{"alpha not a number", map[string]any{"alpha": "high"}, 400, "tenancy.invalid_json", "alpha"},
+		{"unknown allowed model", map[string]any{"allow": []string{"gpt-5-mini", "claude-haiku-4-5", "gpt-9"}}, 400, "routing.invalid_settings", "allow[2]"},
+		{"allowed and denied", map[string]any{"allow": []string{"gpt-5-mini"}, "deny": []string{"gpt-5-mini"}}, 400, "routing.invalid_settings", "deny[0]"},
+		{"unknown bundle", map[string]any{"bundle_id": "org-0123456789abcdef"}, 400, "routing.invalid_settings", "bundle_id"},
+		{"unknown field", map[string]any{"beta": 3}, 400, "tenancy.invalid_json", "beta"},
+	} {
+		t.Run("PUT "+tc.name, func(t *testing.T) {
+			a.do("PUT", "/api/v1/routing", tc.body).wantError(t, tc.status, tc.code, tc.field)
+		})
+	}
+	bad := append(evalJSONL(60), []byte(`{"prompt":"p","scores":{"gpt-9":1},"costs":{"gpt-9":1}}`+"\n")...)
+	for _, tc := range []struct {
+		name, ctype string
+		body        []byte
+		status      int
+		code, field string
+	}{
+		{"json content type", "application/json", evalJSONL(60), 415, "routing.unsupported_media_type", ""},
+		{"unknown model", "application/x-ndjson", bad, 422, "routing.invalid_data", "line 61: scores.gpt-9"},
+		{"too few samples", "application/x-ndjson", evalJSONL(20), 422, "routing.invalid_data", "body"},
+		{"too large", "application/x-ndjson", evalJSONL(400), 413, "tenancy.body_too_large", ""},
+	} {
+		t.Run("POST "+tc.name, func(t *testing.T) {
+			a.upload(tc.body, tc.ctype).wantError(t, tc.status, tc.code, tc.field)
+		})
+	}
+	s := a.mustStatus(a.do("GET", "/api/v1/routing", nil), 200).json(t)
+	if len(s["bundles"].([]any)) != 0 || s["settings"].(map[string]any)["updated_at"] != nil {
+		t.Fatalf("a refused request changed something: %s", mustJSON(s))
+	}
+}
+
+func mustJSON(v any) string { b, _ := json.Marshal(v); return string(b) }
