@@ -1,6 +1,6 @@
 // Package web is Heddle's console (templ + htmx) and its JSON admin API under
 // /api/v1 (sign-up, log-in, organisations and members, rk_ keys, BYOK
-// credentials).
+// credentials, organisation routing settings and bundles).
 //
 // Ring: presentation. It imports domain packages, never adapters; it does no
 // I/O of its own beyond HTTP request and response handling.
