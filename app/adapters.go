@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/heddle-gw/heddle/gateway"
+	"github.com/heddle-gw/heddle/routing"
 	"github.com/heddle-gw/heddle/tenancy"
 )
 
@@ -16,9 +17,22 @@ func (x authAdapter) Authenticate(ctx context.Context, presented string) (gatewa
 	if err != nil {
 		return gateway.Caller{}, fmt.Errorf("%w: %w", gateway.ErrUnauthorized, err)
 	}
-	c := gateway.Caller{OrgID: p.OrgID, KeyID: p.KeyID, KeyPrefix: p.KeyPrefix, Policy: string(p.Policy), Alpha: p.Alpha}
+	c := gateway.Caller{OrgID: p.OrgID, KeyID: p.KeyID, KeyPrefix: p.KeyPrefix, Policy: string(p.Policy), Alpha: p.Alpha,
+		Limits: gateway.Limits{RPM: p.Limits.RPM, TPM: p.Limits.TPM,
+			DailyBudgetMicros: p.Limits.DailyBudgetMicros, MonthlyBudgetMicros: p.Limits.MonthlyBudgetMicros}}
 	for _, s := range p.Scopes {
 		c.Scopes = append(c.Scopes, string(s))
 	}
 	return c, nil
+}
+
+// orgRouterSource presents routing.OrgRouters as the gateway's RouterSource.
+type orgRouterSource struct{ o *routing.OrgRouters }
+
+func (x orgRouterSource) For(ctx context.Context, orgID string) (gateway.Router, routing.OrgSettings, error) {
+	r, st, err := x.o.For(ctx, orgID)
+	if err != nil {
+		return nil, st, err
+	}
+	return r, st, nil
 }

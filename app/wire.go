@@ -16,6 +16,8 @@ import (
 	"github.com/heddle-gw/heddle/analytics"
 	chstore "github.com/heddle-gw/heddle/analytics/clickhouse"
 	anasql "github.com/heddle-gw/heddle/analytics/sqlstore"
+	"github.com/heddle-gw/heddle/billing"
+	billingsql "github.com/heddle-gw/heddle/billing/sqlstore"
 	"github.com/heddle-gw/heddle/catalog"
 	"github.com/heddle-gw/heddle/dispatch"
 	"github.com/heddle-gw/heddle/dispatch/provider/openaicompat"
@@ -27,8 +29,10 @@ import (
 	"github.com/heddle-gw/heddle/llm/openaichat"
 	"github.com/heddle-gw/heddle/llm/responses"
 	"github.com/heddle-gw/heddle/routing"
+	"github.com/heddle-gw/heddle/routing/orgsql"
 	"github.com/heddle-gw/heddle/routing/pinsql"
 	"github.com/heddle-gw/heddle/tenancy"
+	"github.com/heddle-gw/heddle/tenancy/ratelimitredis"
 	tensql "github.com/heddle-gw/heddle/tenancy/sqlstore"
 )
 
@@ -62,6 +66,8 @@ type components struct {
 	metrics     *metrics
 	hc          *http.Client
 	redis       *redis.Client
+	orgRouting  *orgsql.Store
+	orgRouters  *routing.OrgRouters
 	providers   map[string]dispatch.Provider
 }
 
@@ -114,16 +120,26 @@ func wire(ctx context.Context, cfg Config, logger *slog.Logger) (_ *components, 
 	if err != nil {
 		return nil, fmt.Errorf("app: default router: %w", err)
 	}
+	c.orgRouting = orgsql.New(c.db, nil)
+	c.orgRouters = routing.NewOrgRouters(c.orgRouting, c.orgRouting, router, routing.Config{EmbedTimeout: cfg.EmbedTimeout})
+	if err = c.openRedis(); err != nil {
+		return nil, err
+	}
 	cache, err := c.wireCache(router.Embedder())
 	if err != nil {
 		return nil, err
 	}
+	var limiter tenancy.KeyLimiter = tenancy.NewMemoryKeyLimiter()
+	if c.redis != nil {
+		limiter = ratelimitredis.New(c.redis, "heddle:")
+	}
 	c.service = gateway.NewService(gateway.Deps{
 		Catalog: c.catalog, Codecs: c.codecs, Executor: c.executor, Recorder: c.writer,
 		Logger: logger.With("component", "gateway"), MaxAttempts: cfg.MaxAttempts,
-		Router: router, Providers: newProviderSet(c.store, c.catalog), DefaultAlpha: cfg.DefaultAlpha,
+		Routers: orgRouterSource{c.orgRouters}, Providers: newProviderSet(c.store, c.catalog), DefaultAlpha: cfg.DefaultAlpha,
 		BaselineModel: cfg.BaselineModel, Classify: httpapi.Classify,
 		Pins: pinsql.New(c.db, nil), Cache: cache,
+		Guard: guard{limiter: limiter, budgets: billing.NewBudgets(billingsql.New(c.db), billing.BudgetsConfig{}), logger: logger},
 	})
 	return c, nil
 }

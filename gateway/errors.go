@@ -11,7 +11,7 @@ var (
 	ErrUnauthorized    = errors.New("gateway: unauthorized")
 	ErrForbidden       = errors.New("gateway: key lacks the required scope")
 	ErrUnknownModel    = errors.New("gateway: unknown model")
-	ErrModelNotAllowed = errors.New("gateway: model not allowed for this key")
+	ErrModelNotAllowed = errors.New("gateway: model not allowed by the organisation")
 	ErrNoBinding       = errors.New("gateway: no provider binding for the model")
 )
 

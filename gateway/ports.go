@@ -18,6 +18,8 @@ type Caller struct {
 	Policy string
 	// Alpha is the key's (or org's) quality/cost dial; nil means the default.
 	Alpha *float64
+	// Limits are the key's rate limits and budgets.
+	Limits Limits
 }
 
 // HasScope reports whether c was granted scope.

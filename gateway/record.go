@@ -51,6 +51,9 @@ func (s *Service) account(rec *analytics.Request, res *dispatch.Result, r *resol
 // finish stamps latency and outcome and hands the record to the recorder.
 func (s *Service) finish(rec *analytics.Request, t *Turn, err error) {
 	rec.LatencyMs = float64(time.Since(t.Received).Microseconds()) / 1000
+	if s.d.Guard != nil && (rec.CostMicros > 0 || rec.InputTokens+rec.OutputTokens > 0) {
+		s.d.Guard.Settle(t.Caller, rec.CostMicros, int(rec.InputTokens+rec.OutputTokens+rec.CacheRead+rec.CacheWrite), time.Now())
+	}
 	if err != nil {
 		rec.Status, rec.ErrorCode = 500, "internal.error"
 		if s.d.Classify != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/heddle-gw/heddle/catalog"
@@ -16,6 +17,12 @@ import (
 // closed: every error wraps routing.ErrUnavailable.
 type Router interface {
 	Decide(ctx context.Context, q routing.Query) (routing.Decision, error)
+}
+
+// RouterSource gives an organisation's router (its own bundle or the
+// default) and routing settings. Errors wrap routing.ErrUnavailable.
+type RouterSource interface {
+	For(ctx context.Context, orgID string) (Router, routing.OrgSettings, error)
 }
 
 // ProviderSet reports which providers an organisation can call (its BYOK
@@ -44,7 +51,7 @@ func isAuto(name string) bool {
 // resolve decides the model for req: the requested one (explicit), or the
 // router's choice for "auto" and for route-all keys, where the requested
 // model is the quality ceiling and the savings baseline.
-func (s *Service) resolve(ctx context.Context, c Caller, h http.Header, req *llm.Request) (*resolution, error) {
+func (s *Service) resolve(ctx context.Context, c Caller, h http.Header, req *llm.Request, settings routing.OrgSettings) (*resolution, error) {
 	if req.Model == "" {
 		return nil, &FieldError{Field: "model", Err: fmt.Errorf("%w: model is required", ErrUnknownModel)}
 	}
@@ -53,14 +60,17 @@ func (s *Service) resolve(ctx context.Context, c Caller, h http.Header, req *llm
 		if err != nil {
 			return nil, fmt.Errorf("gateway: baseline model %q: %w", s.d.BaselineModel, err)
 		}
-		return s.route(ctx, c, h, req, base, 0, "auto")
+		return s.route(ctx, c, h, req, base, 0, "auto", settings)
 	}
 	model, err := s.d.Catalog.Lookup(req.Model)
 	if err != nil {
 		return nil, &FieldError{Field: "model", Err: fmt.Errorf("%w: %q", ErrUnknownModel, req.Model)}
 	}
+	if !allowed(model.ID, settings) {
+		return nil, &FieldError{Field: "model", Err: fmt.Errorf("%w: %q", ErrModelNotAllowed, model.ID)}
+	}
 	if c.Policy == "route-all" {
-		return s.route(ctx, c, h, req, model, model.Tier, "route-all")
+		return s.route(ctx, c, h, req, model, model.Tier, "route-all", settings)
 	}
 	plan, err := s.planFor(model)
 	if err != nil {
@@ -73,11 +83,13 @@ func (s *Service) resolve(ctx context.Context, c Caller, h http.Header, req *llm
 }
 
 // route asks the router, within the ceiling tier (0: none).
-func (s *Service) route(ctx context.Context, c Caller, h http.Header, req *llm.Request, baseline catalog.Model, ceiling catalog.Tier, policy string) (*resolution, error) {
-	if s.d.Router == nil {
-		return nil, fmt.Errorf("%w: %w", routing.ErrUnavailable, routing.ErrNoBundle)
+func (s *Service) route(ctx context.Context, c Caller, h http.Header, req *llm.Request, baseline catalog.Model, ceiling catalog.Tier, policy string, settings routing.OrgSettings) (*resolution, error) {
+	router, _, err := s.routerFor(ctx, c.OrgID)
+	if err != nil {
+		return nil, err
 	}
-	pol := routing.Policy{Ceiling: ceiling}
+	pol := settings.Policy()
+	pol.Ceiling = ceiling
 	if s.d.Providers != nil {
 		usable, err := s.d.Providers.UsableProviders(ctx, c.OrgID)
 		if err != nil {
@@ -87,10 +99,13 @@ func (s *Service) route(ctx context.Context, c Caller, h http.Header, req *llm.R
 	}
 	eligible, drops := routing.Eligible(s.d.Catalog.Models(), routing.NeedsOf(req), pol)
 	alpha := s.d.DefaultAlpha
+	if settings.Alpha != nil {
+		alpha = *settings.Alpha
+	}
 	if c.Alpha != nil {
 		alpha = *c.Alpha
 	}
-	d, err := s.d.Router.Decide(ctx, routing.Query{
+	d, err := router.Decide(ctx, routing.Query{
 		Text: routing.EmbeddingText(req, s.d.EmbedBytes), Alpha: alpha, Eligible: eligible, Drops: drops,
 	})
 	if err != nil {
@@ -150,4 +165,25 @@ func (r *resolution) summary() string {
 	}
 	return fmt.Sprintf("%s:%s alpha=%.2f%s bundle=%s@%s%s", r.route, r.model.ID, r.decision.Alpha, top,
 		r.decision.BundleID, r.decision.BundleRevision, r.session.planSummary())
+}
+
+// routerFor is the organisation's router and settings: from the Routers
+// source when set, else the single Router with default settings.
+func (s *Service) routerFor(ctx context.Context, orgID string) (Router, routing.OrgSettings, error) {
+	if s.d.Routers != nil {
+		return s.d.Routers.For(ctx, orgID)
+	}
+	if s.d.Router == nil {
+		return nil, routing.OrgSettings{}, fmt.Errorf("%w: %w", routing.ErrUnavailable, routing.ErrNoBundle)
+	}
+	return s.d.Router, routing.OrgSettings{}, nil
+}
+
+// allowed applies the organisation's allow and deny lists to an explicitly
+// requested model.
+func allowed(model string, st routing.OrgSettings) bool {
+	if slices.Contains(st.Deny, model) {
+		return false
+	}
+	return len(st.Allow) == 0 || slices.Contains(st.Allow, model)
 }

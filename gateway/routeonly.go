@@ -38,7 +38,8 @@ func (s *Service) Route(ctx context.Context, c Caller, f llm.Format, body []byte
 	if f == llm.FormatGemini {
 		req.Model = pathModel
 	}
-	r, err := s.resolve(ctx, c, nil, req)
+	settings, _ := s.orgSettings(ctx, c.OrgID)
+	r, err := s.resolve(ctx, c, nil, req, settings)
 	if err != nil {
 		return nil, err
 	}

@@ -23,7 +23,11 @@ type Deps struct {
 	Logger   *slog.Logger
 	// Classify maps errors to the status and code the caller got, for records.
 	Classify ErrorCoder
-	// Router picks models for "auto" and route-all turns; nil fails them closed.
+	// Routers gives each organisation its router and routing settings;
+	// when nil, Router serves every organisation with default settings.
+	Routers RouterSource
+	// Router picks models for "auto" and route-all turns; nil (and no
+	// Routers) fails them closed.
 	Router Router
 	// Providers narrows routing to the providers an org can call; nil: all.
 	Providers ProviderSet
@@ -37,6 +41,8 @@ type Deps struct {
 	Pins PinStore
 	// Handover configures history summaries on a model switch.
 	Handover routing.HandoverConfig
+	// Guard enforces rate limits and budgets; nil admits everything.
+	Guard Guard
 	// Cache is the user-scoped response cache; nil disables it.
 	Cache *routing.Cache
 	// MaxAttempts bounds a plan's attempts; 0 means the executor's default.
@@ -69,6 +75,11 @@ func (s *Service) serve(ctx context.Context, t *Turn, out Output, rec *analytics
 	if !t.Caller.HasScope("inference") {
 		return ErrForbidden
 	}
+	if s.d.Guard != nil {
+		if err := s.d.Guard.Admit(ctx, t.Caller, t.Received); err != nil {
+			return err
+		}
+	}
 	codec := s.d.Codecs[t.Format]
 	req, err := codec.DecodeRequest(t.Body)
 	if err != nil {
@@ -78,15 +89,16 @@ func (s *Service) serve(ctx context.Context, t *Turn, out Output, rec *analytics
 		req.Model, req.Stream = t.PathModel, t.PathStream
 	}
 	rec.Stream, rec.RequestedModel, rec.User = req.Stream, req.Model, req.User
+	settings, bypass := s.orgSettings(ctx, t.Caller.OrgID)
 	scope := routing.CacheScope{OrgID: t.Caller.OrgID, KeyID: t.Caller.KeyID, User: req.User, Format: t.Format}
-	entry, hit, err := s.d.Cache.Lookup(ctx, routing.LookupInput{Scope: scope, Request: req, Header: t.Header})
+	entry, hit, err := s.d.Cache.Lookup(ctx, routing.LookupInput{Scope: scope, Request: req, Header: t.Header, Bypass: bypass})
 	if err != nil {
 		s.d.Logger.WarnContext(ctx, "cache lookup failed", "err", err)
 	}
 	if hit.Kind == routing.HitExact || hit.Kind == routing.HitSemantic {
 		return s.serveCached(t, req, codec, entry, hit, out, rec)
 	}
-	res, err := s.resolve(ctx, t.Caller, t.Header, req)
+	res, err := s.resolve(ctx, t.Caller, t.Header, req, settings)
 	if err != nil {
 		return err
 	}
@@ -139,7 +151,7 @@ func (s *Service) serve(ctx context.Context, t *Turn, out Output, rec *analytics
 	}
 	u := result.Usage
 	s.advancePin(res.session, result.Served.Model, u.Input+u.CacheRead+u.CacheWrite)
-	s.offerCache(routing.StoreInput{Scope: scope, Request: req, Header: t.Header, Keys: &hit.Keys, Status: 200,
+	s.offerCache(routing.StoreInput{Scope: scope, Request: req, Header: t.Header, Bypass: bypass, Keys: &hit.Keys, Status: 200,
 		Response: response, Body: body, Model: result.Served.Model, Provider: result.Served.Provider})
 	return nil
 }
@@ -166,6 +178,20 @@ func (s *Service) stream(ctx context.Context, meta dispatch.Meta, plan dispatch.
 		resp = nil
 	}
 	return res, resp, nil
+}
+
+// orgSettings reads the organisation's routing settings for an explicit or
+// cached turn. If they cannot be read, the cache is bypassed (safe) and the
+// turn goes on; routed turns read them again and fail closed.
+func (s *Service) orgSettings(ctx context.Context, orgID string) (routing.OrgSettings, bool) {
+	if s.d.Routers == nil {
+		return routing.OrgSettings{}, false
+	}
+	_, st, err := s.d.Routers.For(ctx, orgID)
+	if err != nil {
+		return routing.OrgSettings{}, true
+	}
+	return st, st.CacheBypass
 }
 
 // fastPathLossless reports whether forwarding the caller's body unchanged

@@ -3,14 +3,19 @@ package httpapi
 import (
 	"context"
 	"errors"
+	"fmt"
+	"math"
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
+	"github.com/heddle-gw/heddle/billing"
 	"github.com/heddle-gw/heddle/dispatch"
 	"github.com/heddle-gw/heddle/gateway"
 	"github.com/heddle-gw/heddle/llm"
 	"github.com/heddle-gw/heddle/routing"
+	"github.com/heddle-gw/heddle/tenancy"
 )
 
 // apiError is what the caller receives for a failed request.
@@ -25,17 +30,30 @@ type apiError struct {
 // classify is the one error table of the data plane.
 func classify(err error) apiError {
 	var (
-		bad   *llm.BadRequestError
-		field *gateway.FieldError
-		up    *dispatch.UpstreamError
+		limited *tenancy.RateLimitError
+		budget  *billing.BudgetError
+		bad     *llm.BadRequestError
+		field   *gateway.FieldError
+		up      *dispatch.UpstreamError
 	)
 	switch {
 	case errors.Is(err, gateway.ErrUnauthorized):
 		return apiError{401, "tenancy.unauthorized", "authentication_error", "invalid API key", 0}
+	case errors.As(err, &limited):
+		return apiError{429, "tenancy.rate_limited", "rate_limit_error", "this key's rate limit is reached; retry after the Retry-After delay", retrySeconds(limited.RetryAfter)}
+	case errors.Is(err, tenancy.ErrLimiterUnavailable):
+		return apiError{503, "tenancy.limiter_unavailable", "overloaded_error", "rate limits cannot be checked right now; retry", 1}
+	case errors.As(err, &budget):
+		return apiError{402, "billing.budget_exceeded", "billing_error", fmt.Sprintf("the %s %s budget of $%.2f is spent; it resets at %s",
+			budget.Scope[:strings.IndexByte(budget.Scope+":", ':')], budget.Period, float64(budget.LimitMicros)/1e6, budget.ResetAt.UTC().Format(time.RFC3339)), 0}
+	case errors.Is(err, billing.ErrBudgetUnavailable):
+		return apiError{503, "billing.unavailable", "overloaded_error", "budgets cannot be checked right now; retry", 1}
 	case errors.Is(err, gateway.ErrForbidden):
 		return apiError{403, "tenancy.forbidden", "permission_error", "this key lacks the inference scope", 0}
 	case errors.As(err, &bad):
 		return apiError{400, "request.invalid", "invalid_request_error", strings.TrimPrefix(bad.Error(), "llm: bad request: "), 0}
+	case errors.As(err, &field) && errors.Is(err, gateway.ErrModelNotAllowed):
+		return apiError{403, "routing.model_not_allowed", "permission_error", field.Field + ": " + strings.TrimPrefix(field.Err.Error(), "gateway: model not allowed by the organisation: ") + " is not allowed by the organisation's routing settings", 0}
 	case errors.As(err, &field) && errors.Is(err, gateway.ErrUnknownModel):
 		return apiError{400, "request.unknown_model", "invalid_request_error", field.Field + ": " + strings.TrimPrefix(field.Err.Error(), "gateway: unknown model: ") + " is not a known model", 0}
 	case errors.As(err, &field):
@@ -111,4 +129,9 @@ func routingCause(err error) string {
 		return "no eligible model"
 	}
 	return "unavailable"
+}
+
+// retrySeconds rounds a retry delay up to whole seconds (at least 1).
+func retrySeconds(d time.Duration) int {
+	return max(1, int(math.Ceil(d.Seconds())))
 }

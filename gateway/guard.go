@@ -1,0 +1,23 @@
+package gateway
+
+import (
+	"context"
+	"time"
+)
+
+// Limits are the caller key's rate limits and budgets (0: none).
+type Limits struct {
+	RPM, TPM                               int
+	DailyBudgetMicros, MonthlyBudgetMicros int64
+}
+
+// Guard admits turns against rate limits and budgets, and settles them
+// afterwards. Admit fails closed: a limiter or budget store it cannot reach
+// is an error, never an admission.
+type Guard interface {
+	// Admit returns nil, or an error the HTTP layer maps to 429 (rate
+	// limited, with a retry delay), 402 (budget exceeded) or 503.
+	Admit(ctx context.Context, c Caller, now time.Time) error
+	// Settle records a served turn's cost and tokens; it must not block.
+	Settle(c Caller, costMicros int64, tokens int, now time.Time)
+}
