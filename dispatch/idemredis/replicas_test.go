@@ -86,7 +86,7 @@ func TestCrashedReplicaLeaseLapses(t *testing.T) {
 	if waited := time.Since(began); waited > 3*lease {
 		t.Fatalf("waiter took %v to take over, want within about one lease (%v)", waited, lease)
 	}
-	ownerA.Finish(sampleResult("late"), nil) // the lost owner's finish must not clobber b's claim
+	ownerA.Finish(sampleResult("late"), nil) // the crashed replica cannot touch b's claim
 	h := rdb.HGetAll(context.Background(), onlyKey(t, rdb, prefix)).Val()
 	if h["state"] != "inflight" || h["result"] != "" {
 		t.Fatalf("record after the lost owner's finish = %v, want b's claim in flight", h)
