@@ -38,13 +38,7 @@ func (s *Service) account(rec *analytics.Request, res *dispatch.Result, r *resol
 	u := res.Usage
 	rec.InputTokens, rec.OutputTokens = int64(u.Input), int64(u.Output)
 	rec.CacheRead, rec.CacheWrite, rec.Reasoning = int64(u.CacheRead), int64(u.CacheWrite), int64(u.Reasoning)
-	served := m.Price
-	for _, b := range m.Bindings {
-		if b.Provider == res.Served.Provider && b.Upstream == res.Served.Upstream {
-			served = catalog.PriceOf(m, b)
-		}
-	}
-	sv := billing.Compare(u, served, r.baseline.Price)
+	sv := billing.Compare(u, bindingPrice(m, res.Served.Provider, res.Served.Upstream), r.baseline.Price)
 	rec.CostMicros, rec.BaselineMicros, rec.SavingsMicros = int64(sv.Actual), int64(sv.Baseline), int64(sv.Saved)
 }
 
@@ -87,15 +81,20 @@ func (a AttemptSink) RecordAttempt(e dispatch.AttemptEvent) {
 		Reasoning: int64(e.Usage.Reasoning), Stream: e.Stream,
 	}
 	if m, err := a.Catalog.Lookup(e.Target.Model); err == nil {
-		price := m.Price
-		for _, b := range m.Bindings {
-			if b.Provider == e.Target.Provider && b.Upstream == e.Target.Upstream {
-				price = catalog.PriceOf(m, b)
-			}
-		}
-		row.CostMicros = int64(billing.Cost(e.Usage, price))
+		row.CostMicros = int64(billing.Cost(e.Usage, bindingPrice(m, e.Target.Provider, e.Target.Upstream)))
 	}
 	a.Recorder.RecordAttempt(row)
+}
+
+// bindingPrice is the price of m served through the binding to provider's
+// upstream id, or m's own price when no binding matches.
+func bindingPrice(m catalog.Model, provider, upstream string) catalog.Price {
+	for _, b := range m.Bindings {
+		if b.Provider == provider && b.Upstream == upstream {
+			return catalog.PriceOf(m, b)
+		}
+	}
+	return m.Price
 }
 
 func newID() string {
