@@ -20,6 +20,7 @@ import (
 	billingsql "github.com/heddle-gw/heddle/billing/sqlstore"
 	"github.com/heddle-gw/heddle/catalog"
 	"github.com/heddle-gw/heddle/dispatch"
+	"github.com/heddle-gw/heddle/dispatch/idemredis"
 	"github.com/heddle-gw/heddle/dispatch/provider/openaicompat"
 	"github.com/heddle-gw/heddle/gateway"
 	"github.com/heddle-gw/heddle/gateway/httpapi"
@@ -98,6 +99,9 @@ func wire(ctx context.Context, cfg Config, logger *slog.Logger) (_ *components, 
 	if err = c.wireAnalytics(ctx); err != nil {
 		return nil, err
 	}
+	if err = c.openRedis(); err != nil {
+		return nil, err
+	}
 	c.hc = upstreamClient()
 	if !cfg.AllowPrivate {
 		c.hc = openaicompat.GuardedClient(c.hc)
@@ -122,9 +126,6 @@ func wire(ctx context.Context, cfg Config, logger *slog.Logger) (_ *components, 
 	}
 	c.orgRouting = orgsql.New(c.db, nil)
 	c.orgRouters = routing.NewOrgRouters(c.orgRouting, c.orgRouting, router, routing.Config{EmbedTimeout: cfg.EmbedTimeout})
-	if err = c.openRedis(); err != nil {
-		return nil, err
-	}
 	cache, err := c.wireCache(router.Embedder())
 	if err != nil {
 		return nil, err
@@ -191,6 +192,15 @@ func (c *components) wireAnalytics(ctx context.Context) error {
 	// The writer outlives the serve context: shutdown flushes it through
 	// Close, whereas a cancelled Start context would spill the queue to disk.
 	return c.writer.Start(context.WithoutCancel(ctx))
+}
+
+// idempotency shares Idempotency-Key state through Redis when it is
+// configured (N replicas); nil lets dispatch keep it in process.
+func (c *components) idempotency() dispatch.Idempotency {
+	if c.redis == nil {
+		return nil
+	}
+	return idemredis.New(c.redis, "heddle:idem:", 0, idemredis.WithLogger(c.logger.With("component", "idempotency")))
 }
 
 // closeStores flushes the analytics writer and closes every store.

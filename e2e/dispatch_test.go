@@ -15,9 +15,15 @@ import (
 // dispatch.attempts_exhausted, and duplicate Idempotency-Key requests reach
 // the upstream once.
 func TestFailoverAndIdempotency(t *testing.T) {
+	for name, env := range backends() {
+		t.Run(name, func(t *testing.T) { testFailoverAndIdempotency(t, env) })
+	}
+}
+
+func testFailoverAndIdempotency(t *testing.T, env map[string]string) {
 	primary := dispatchtest.NewUpstream(t)
 	secondary := dispatchtest.NewUpstream(t)
-	in := startHeddle(t, nil)
+	in := startHeddle(t, env)
 	a := signUp(t, in.URL, "ops@example.com", "openai", fakeSecret, primary.URL+"/v1")
 	a.api.do("POST", "/api/v1/credentials", map[string]any{
 		"provider": "openrouter", "label": "backup", "secret": "sk-or-backup-000000", "base_url": secondary.URL + "/v1",

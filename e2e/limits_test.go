@@ -13,8 +13,14 @@ import (
 // billing.budget_exceeded, in OpenAI's error shape; neither reaches the
 // upstream.
 func TestRateLimitsAndBudgets(t *testing.T) {
+	for name, env := range backends() {
+		t.Run(name, func(t *testing.T) { testRateLimitsAndBudgets(t, env) })
+	}
+}
+
+func testRateLimitsAndBudgets(t *testing.T, env map[string]string) {
 	up := dispatchtest.NewUpstream(t)
-	in := startHeddle(t, nil)
+	in := startHeddle(t, env)
 	a := signUp(t, in.URL, "limits@example.com", "openai", fakeSecret, up.URL+"/v1")
 	var rl, bud struct {
 		Secret string `json:"secret"`

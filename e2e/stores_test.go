@@ -104,3 +104,12 @@ func TestHostedStores(t *testing.T) {
 		t.Errorf("clickhouse attempt row = %s %s", outcome, provider)
 	}
 }
+
+// backends are the two shared-state set-ups: in process (one replica) and
+// Redis (rate limits, idempotency and the response cache shared by replicas).
+func backends() map[string]map[string]string {
+	return map[string]map[string]string{
+		"in-process": nil,
+		"redis":      {"HEDDLE_REDIS_URL": envOr("HEDDLE_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")},
+	}
+}

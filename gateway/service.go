@@ -130,20 +130,7 @@ func (s *Service) serve(ctx context.Context, t *Turn, out Output, rec *analytics
 	if req.Stream {
 		result, response, err = s.stream(ctx, meta, res.plan, op, codec, served, out)
 	} else {
-		result, err = s.d.Executor.Run(ctx, meta, res.plan, op, nil)
-		if err == nil {
-			response, body = result.Response, result.RawBody
-			if body == nil {
-				if body, err = codec.EncodeResponse(result.Response); err != nil {
-					err = fmt.Errorf("gateway: encode response: %w", err)
-				}
-			}
-		}
-		if err == nil {
-			served.Model, served.Provider, served.Fallback = result.Served.Model, result.Served.Provider, result.FallbackUsed
-			out.Commit(served)
-			err = out.Write(body)
-		}
+		result, response, body, err = s.whole(ctx, meta, res.plan, op, codec, served, out)
 	}
 	s.account(rec, result, res)
 	if err != nil {
@@ -154,6 +141,25 @@ func (s *Service) serve(ctx context.Context, t *Turn, out Output, rec *analytics
 	s.offerCache(routing.StoreInput{Scope: scope, Request: req, Header: t.Header, Bypass: bypass, Keys: &hit.Keys, Status: 200,
 		Response: response, Body: body, Model: result.Served.Model, Provider: result.Served.Provider})
 	return nil
+}
+
+// whole runs a non-streaming turn and writes the answer: the upstream's
+// body on the same-format fast path, else the response re-encoded.
+func (s *Service) whole(ctx context.Context, meta dispatch.Meta, plan dispatch.Plan, op *dispatch.Operation,
+	codec llm.Codec, served Served, out Output) (*dispatch.Result, *llm.Response, []byte, error) {
+	result, err := s.d.Executor.Run(ctx, meta, plan, op, nil)
+	if err != nil {
+		return result, nil, nil, err
+	}
+	body := result.RawBody
+	if body == nil {
+		if body, err = codec.EncodeResponse(result.Response); err != nil {
+			return result, nil, nil, fmt.Errorf("gateway: encode response: %w", err)
+		}
+	}
+	served.Model, served.Provider, served.Fallback = result.Served.Model, result.Served.Provider, result.FallbackUsed
+	out.Commit(served)
+	return result, result.Response, body, out.Write(body)
 }
 
 // stream runs a streaming turn; it returns the collected response when the
