@@ -166,7 +166,7 @@ func TestRingsCatchViolations(t *testing.T) {
 		{"gateway", module + "/routing", false},
 		{"gateway", module + "/analytics/clickhouse", true},
 		{"analytics/clickhouse", module + "/tenancy/sqlstore", true},
-		{"dispatch/provider/openai", module + "/dispatch/provider/internal/upstream", false},
+		{"dispatch/provider/openai", module + "/dispatch/" + "provider/internal/upstream", false},
 		{"gateway/httpapi", module + "/tenancy/sqlstore", true},
 		{"web", module + "/tenancy", false},
 		{"tenancy/tenancytest", module + "/tenancy/sqlstore", true},
