@@ -9,13 +9,14 @@ import (
 	"github.com/heddle-gw/heddle/analytics"
 	"github.com/heddle-gw/heddle/analytics/analyticstest"
 	"github.com/heddle-gw/heddle/analytics/sqlstore"
+	"github.com/heddle-gw/heddle/internal/testdb"
 )
 
 // TestWriterIntoPostgresKeepsValidRows: a row the store rejects (an attempt
 // index beyond 32 bits) is dropped alone; the Writer inserts the rest of its
 // batch row by row into the real database.
 func TestWriterIntoPostgresKeepsValidRows(t *testing.T) {
-	s := sqlstore.New(openPostgres(t))
+	s := sqlstore.New(testdb.Postgres(t).DB)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	bad := analyticstest.OrgAAttempts()[0]

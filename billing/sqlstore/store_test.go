@@ -11,6 +11,7 @@ import (
 
 	"github.com/heddle-gw/heddle/billing"
 	"github.com/heddle-gw/heddle/billing/sqlstore"
+	"github.com/heddle-gw/heddle/internal/testdb"
 )
 
 func TestSpentAndAdd(t *testing.T) {
@@ -123,10 +124,10 @@ func TestBudgetsOverTheStore(t *testing.T) {
 // TestClosedDatabaseFailsClosed: a store that cannot answer makes the check
 // fail with ErrBudgetUnavailable.
 func TestClosedDatabaseFailsClosed(t *testing.T) {
-	dbs := openSQLite(t, 1)
-	sqlDB, _ := dbs[0].DB()
+	db := testdb.SQLite(t).DB
+	sqlDB, _ := db.DB()
 	sqlDB.Close()
-	b := billing.NewBudgets(sqlstore.New(dbs[0]), billing.BudgetsConfig{})
+	b := billing.NewBudgets(sqlstore.New(db), billing.BudgetsConfig{})
 	if _, err := b.Check(context.Background(), billing.KeyBudgets("k1", 1, 0), time.Now()); !errors.Is(err, billing.ErrBudgetUnavailable) {
 		t.Fatalf("Check on a closed database = %v", err)
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/heddle-gw/heddle/internal/testdb"
 	"github.com/heddle-gw/heddle/routing"
 	"github.com/heddle-gw/heddle/routing/orgsql"
 )
@@ -19,9 +20,9 @@ var t0 = time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
 func ptr(f float64) *float64 { return &f }
 
 func TestSettingsRoundTrip(t *testing.T) {
-	eachDB(t, func(t *testing.T, d testDB) {
+	testdb.Each(t, func(t *testing.T, d testdb.DB) {
 		ctx := context.Background()
-		s := orgsql.New(d.db, func() time.Time { return t0 })
+		s := orgsql.New(d.DB, func() time.Time { return t0 })
 		if got, err := s.GetSettings(ctx, "org_a"); err != nil || !reflect.DeepEqual(got, routing.OrgSettings{}) {
 			t.Fatalf("no row: %+v, %v; want the zero value", got, err)
 		}
@@ -83,10 +84,10 @@ func trained(t *testing.T, org string, n int) *routing.Bundle {
 
 func TestBundlesStoredPerOrg(t *testing.T) {
 	a1, a2, b1 := trained(t, "org_a", 60), trained(t, "org_a", 80), trained(t, "org_b", 60)
-	eachDB(t, func(t *testing.T, d testDB) {
+	testdb.Each(t, func(t *testing.T, d testdb.DB) {
 		ctx := context.Background()
 		clock := t0
-		s := orgsql.New(d.db, func() time.Time { return clock })
+		s := orgsql.New(d.DB, func() time.Time { return clock })
 		var infos []routing.BundleInfo
 		for _, put := range []struct {
 			org string
@@ -138,7 +139,7 @@ func TestBundlesStoredPerOrg(t *testing.T) {
 			t.Fatalf("re-put: %v", err)
 		}
 		// A corrupted row fails to load with ErrBundle.
-		if err := d.db.Exec("UPDATE org_bundles SET bundle = ? WHERE id = ?", []byte("{}"), a2.ID).Error; err != nil {
+		if err := d.DB.Exec("UPDATE org_bundles SET bundle = ? WHERE id = ?", []byte("{}"), a2.ID).Error; err != nil {
 			t.Fatal(err)
 		}
 		if _, err := s.GetBundle(ctx, "org_a", a2.ID); !errors.Is(err, routing.ErrBundle) {
@@ -161,16 +162,16 @@ func TestBundlesStoredPerOrg(t *testing.T) {
 // chosen bundle routes, and survives a restart of the store's connection.
 func TestOrgRoutersOverStore(t *testing.T) {
 	b := trained(t, "org_a", 60)
-	eachDB(t, func(t *testing.T, d testDB) {
+	testdb.Each(t, func(t *testing.T, d testdb.DB) {
 		ctx := context.Background()
-		s := orgsql.New(d.db, nil)
+		s := orgsql.New(d.DB, nil)
 		if _, err := s.PutBundle(ctx, "org_a", b); err != nil {
 			t.Fatal(err)
 		}
 		if err := s.PutSettings(ctx, "org_a", routing.OrgSettings{BundleID: b.ID, Alpha: ptr(0.5)}); err != nil {
 			t.Fatal(err)
 		}
-		again := orgsql.New(d.reopen(t), nil)
+		again := orgsql.New(d.Reopen(t), nil)
 		o := routing.NewOrgRouters(again, again, nil, routing.Config{})
 		r, st, err := o.For(ctx, "org_a")
 		if err != nil || r.Bundle().ID != b.ID || *st.Alpha != 0.5 {

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/heddle-gw/heddle/internal/testdb"
 	"github.com/heddle-gw/heddle/routing"
 	"github.com/heddle-gw/heddle/routing/pinsql"
 	"github.com/heddle-gw/heddle/routing/routingtest"
@@ -14,12 +15,12 @@ import (
 func TestPinStoreContract(t *testing.T) {
 	for _, db := range []struct {
 		name string
-		open func(t *testing.T) testDB
-	}{{"sqlite", openSQLite}, {"postgres", openPostgres}} {
+		open func(t testing.TB) testdb.DB
+	}{{"sqlite", testdb.SQLite}, {"postgres", testdb.Postgres}} {
 		t.Run(db.name, func(t *testing.T) {
 			// Every contract case gets its own fresh database.
 			routingtest.PinStoreContract(t, func(t *testing.T, now func() time.Time) routing.PinStore {
-				return pinsql.New(db.open(t).db, now)
+				return pinsql.New(db.open(t).DB, now)
 			})
 		})
 	}
@@ -31,18 +32,18 @@ var (
 )
 
 func TestPinsSurviveRestart(t *testing.T) {
-	eachDB(t, func(t *testing.T, d testDB) {
+	testdb.Each(t, func(t *testing.T, d testdb.DB) {
 		ctx := context.Background()
 		clock := routingtest.NewClock(t0)
 		pin := routing.Pin{Model: "claude-haiku-4-5", Turns: 7, LastInputTokens: 30500, Created: t0.Add(-time.Hour / 2), Updated: t0}
-		if err := pinsql.New(d.db, clock.Now).Put(ctx, alice, pin, time.Hour); err != nil {
+		if err := pinsql.New(d.DB, clock.Now).Put(ctx, alice, pin, time.Hour); err != nil {
 			t.Fatal(err)
 		}
-		sqlDB, _ := d.db.DB()
+		sqlDB, _ := d.DB.DB()
 		sqlDB.Close() // the first replica goes away
 
 		clock.Advance(10 * time.Minute)
-		again := pinsql.New(d.reopen(t), clock.Now) // a restarted (or another) replica
+		again := pinsql.New(d.Reopen(t), clock.Now) // a restarted (or another) replica
 		got, ok, err := again.Get(ctx, alice)
 		if err != nil || !ok {
 			t.Fatalf("after restart Get = %v, %v; want the pin", ok, err)
@@ -56,14 +57,14 @@ func TestPinsSurviveRestart(t *testing.T) {
 }
 
 func TestRowsHoldNoSessionOrUser(t *testing.T) {
-	eachDB(t, func(t *testing.T, d testDB) {
+	testdb.Each(t, func(t *testing.T, d testdb.DB) {
 		ctx := context.Background()
-		s := pinsql.New(d.db, routingtest.NewClock(t0).Now)
+		s := pinsql.New(d.DB, routingtest.NewClock(t0).Now)
 		if err := s.Put(ctx, alice, routing.Pin{Model: "m", Turns: 1, Created: t0, Updated: t0}, time.Hour); err != nil {
 			t.Fatal(err)
 		}
 		var rows []map[string]any
-		if err := d.db.Raw("SELECT * FROM routing_pins").Scan(&rows).Error; err != nil {
+		if err := d.DB.Raw("SELECT * FROM routing_pins").Scan(&rows).Error; err != nil {
 			t.Fatal(err)
 		}
 		if len(rows) != 1 {
@@ -85,10 +86,10 @@ func TestRowsHoldNoSessionOrUser(t *testing.T) {
 }
 
 func TestPurgeAndDeleteOrg(t *testing.T) {
-	eachDB(t, func(t *testing.T, d testDB) {
+	testdb.Each(t, func(t *testing.T, d testdb.DB) {
 		ctx := context.Background()
 		clock := routingtest.NewClock(t0)
-		s := pinsql.New(d.db, clock.Now)
+		s := pinsql.New(d.DB, clock.Now)
 		bob := alice
 		bob.User = "bob"
 		other := alice
@@ -113,7 +114,7 @@ func TestPurgeAndDeleteOrg(t *testing.T) {
 			t.Fatal("org_2's pin deleted with org_1")
 		}
 		var count int64
-		d.db.Raw("SELECT count(*) FROM routing_pins").Scan(&count)
+		d.DB.Raw("SELECT count(*) FROM routing_pins").Scan(&count)
 		if count != 1 {
 			t.Fatalf("%d rows left, want 1", count)
 		}
@@ -121,10 +122,10 @@ func TestPurgeAndDeleteOrg(t *testing.T) {
 }
 
 func TestExpiredRowDeletedOnRead(t *testing.T) {
-	eachDB(t, func(t *testing.T, d testDB) {
+	testdb.Each(t, func(t *testing.T, d testdb.DB) {
 		ctx := context.Background()
 		clock := routingtest.NewClock(t0)
-		s := pinsql.New(d.db, clock.Now)
+		s := pinsql.New(d.DB, clock.Now)
 		if err := s.Put(ctx, alice, routing.Pin{Model: "m", Turns: 1, Created: t0, Updated: t0}, time.Minute); err != nil {
 			t.Fatal(err)
 		}
@@ -133,7 +134,7 @@ func TestExpiredRowDeletedOnRead(t *testing.T) {
 			t.Fatalf("Get at expiry = %v, %v; want miss", ok, err)
 		}
 		var count int64
-		d.db.Raw("SELECT count(*) FROM routing_pins").Scan(&count)
+		d.DB.Raw("SELECT count(*) FROM routing_pins").Scan(&count)
 		if count != 0 {
 			t.Fatalf("expired row still stored after Get (%d rows)", count)
 		}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/heddle-gw/heddle/internal/testdb"
 	"github.com/heddle-gw/heddle/tenancy"
 	"github.com/heddle-gw/heddle/tenancy/sqlstore"
 )
@@ -16,9 +17,9 @@ import (
 // TestLastOwnerUnderRace: two owners demote each other at the same time; the
 // org lock lets exactly one win, so the org always keeps an owner.
 func TestLastOwnerUnderRace(t *testing.T) {
-	eachDB(t, func(t *testing.T, d testDB) {
+	testdb.Each(t, func(t *testing.T, d testdb.DB) {
 		ctx := context.Background()
-		s := sqlstore.New(d.db)
+		s := sqlstore.New(d.DB)
 		at := time.Now().UTC()
 		a := &tenancy.User{ID: "user-a", Email: "a@example.com", PasswordHash: "x", CreatedAt: at}
 		b := &tenancy.User{ID: "user-b", Email: "b@example.com", PasswordHash: "x", CreatedAt: at}
@@ -93,10 +94,10 @@ func TestLastOwnerUnderRace(t *testing.T) {
 // under fresh DEKs (over and over) are never sealed under a discarded DEK:
 // every one decrypts afterwards.
 func TestAddWhileReencrypting(t *testing.T) {
-	eachDB(t, func(t *testing.T, d testDB) {
+	testdb.Each(t, func(t *testing.T, d testdb.DB) {
 		ctx := context.Background()
 		e := newVaultEnv(t, d, tenancy.VaultConfig{}, tenancy.ResolverConfig{TTL: -1})
-		e.store = sqlstore.New(d.db)
+		e.store = sqlstore.New(d.DB)
 		actor := e.owner(t, "alice@example.com", "Acme")
 		if _, err := e.creds.Add(ctx, actor, tenancy.CredentialInput{Provider: "seed", Secret: "sk-seed-secret-0000"}); err != nil {
 			t.Fatal(err)
@@ -112,7 +113,7 @@ func TestAddWhileReencrypting(t *testing.T) {
 				addErrs <- err
 			}
 		}()
-		other, err := tenancy.NewVault(tenancy.FileKeyset(e.path), sqlstore.New(d.db), tenancy.VaultConfig{})
+		other, err := tenancy.NewVault(tenancy.FileKeyset(e.path), sqlstore.New(d.DB), tenancy.VaultConfig{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -134,8 +135,8 @@ func TestAddWhileReencrypting(t *testing.T) {
 		if dk.Version != int64(rounds)+1 {
 			t.Fatalf("DEK version %d after %d re-encryptions", dk.Version, rounds)
 		}
-		fresh, _ := tenancy.NewVault(tenancy.FileKeyset(e.path), sqlstore.New(d.db), tenancy.VaultConfig{})
-		r := tenancy.NewCredentialResolver(sqlstore.New(d.db), fresh, tenancy.ResolverConfig{TTL: -1})
+		fresh, _ := tenancy.NewVault(tenancy.FileKeyset(e.path), sqlstore.New(d.DB), tenancy.VaultConfig{})
+		r := tenancy.NewCredentialResolver(sqlstore.New(d.DB), fresh, tenancy.ResolverConfig{TTL: -1})
 		for i := range n {
 			s, err := r.Resolve(ctx, actor.OrgID, fmt.Sprintf("p%d", i))
 			if err != nil || s.Value != fmt.Sprintf("sk-added-%02d-%s", i, strings.Repeat("s", 12)) {

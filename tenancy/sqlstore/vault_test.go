@@ -15,8 +15,10 @@ import (
 	"testing"
 	"time"
 
+	"gorm.io/gorm"
 	gormlogger "gorm.io/gorm/logger"
 
+	"github.com/heddle-gw/heddle/internal/testdb"
 	"github.com/heddle-gw/heddle/tenancy"
 	"github.com/heddle-gw/heddle/tenancy/sqlstore"
 )
@@ -31,13 +33,16 @@ type vaultEnv struct {
 	logs     *bytes.Buffer
 }
 
-func newVaultEnv(t *testing.T, d testDB, vcfg tenancy.VaultConfig, rcfg tenancy.ResolverConfig) *vaultEnv {
+// gormSession is the session the vault tests open to attach their SQL logger.
+var gormSession = gorm.Session{NewDB: true}
+
+func newVaultEnv(t *testing.T, d testdb.DB, vcfg tenancy.VaultConfig, rcfg tenancy.ResolverConfig) *vaultEnv {
 	t.Helper()
 	logs := &bytes.Buffer{}
 	logger := slog.New(slog.NewJSONHandler(&safeWriter{w: logs}, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	// Log every SQL statement with its values: the plaintext must not be in
 	// any of them.
-	db := d.db.Session(&gormSession)
+	db := d.DB.Session(&gormSession)
 	db.Logger = gormlogger.NewSlogLogger(logger, gormlogger.Config{LogLevel: gormlogger.Info})
 	store := sqlstore.New(db)
 	path := filepath.Join(t.TempDir(), "master.json")
@@ -85,16 +90,16 @@ func forms(plain string) []string {
 
 // dumpDatabase returns every byte the database holds: all files of a SQLite
 // database, or every row of every table of a Postgres one as text.
-func dumpDatabase(t *testing.T, d testDB) []byte {
+func dumpDatabase(t *testing.T, d testdb.DB) []byte {
 	t.Helper()
-	if d.kind == "sqlite" {
+	if d.Kind == "sqlite" {
 		var all []byte
-		entries, err := os.ReadDir(d.dir)
+		entries, err := os.ReadDir(d.Dir)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, e := range entries {
-			b, err := os.ReadFile(filepath.Join(d.dir, e.Name()))
+			b, err := os.ReadFile(filepath.Join(d.Dir, e.Name()))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -106,13 +111,13 @@ func dumpDatabase(t *testing.T, d testDB) []byte {
 		return all
 	}
 	var tables []string
-	if err := d.db.Raw("SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'").Scan(&tables).Error; err != nil {
+	if err := d.DB.Raw("SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'").Scan(&tables).Error; err != nil {
 		t.Fatal(err)
 	}
 	var all strings.Builder
 	for _, tbl := range tables {
 		var rows []string
-		if err := d.db.Raw(fmt.Sprintf(`SELECT t::text FROM %q t`, tbl)).Scan(&rows).Error; err != nil {
+		if err := d.DB.Raw(fmt.Sprintf(`SELECT t::text FROM %q t`, tbl)).Scan(&rows).Error; err != nil {
 			t.Fatal(err)
 		}
 		for _, r := range rows {
@@ -127,7 +132,7 @@ func dumpDatabase(t *testing.T, d testDB) []byte {
 }
 
 func TestPlaintextNeverStoredOrLogged(t *testing.T) {
-	eachDB(t, func(t *testing.T, d testDB) {
+	testdb.Each(t, func(t *testing.T, d testdb.DB) {
 		ctx := context.Background()
 		e := newVaultEnv(t, d, tenancy.VaultConfig{}, tenancy.ResolverConfig{})
 		actor := e.owner(t, "alice@example.com", "Acme")
@@ -163,7 +168,7 @@ func TestPlaintextNeverStoredOrLogged(t *testing.T) {
 		for _, p := range []string{first, second} {
 			for _, f := range forms(p) {
 				if bytes.Contains(dump, []byte(f)) {
-					t.Fatalf("%s database holds a credential plaintext (%.12s...)", d.kind, f)
+					t.Fatalf("%s database holds a credential plaintext (%.12s...)", d.Kind, f)
 				}
 				if bytes.Contains(logs, []byte(f)) {
 					t.Fatalf("logs hold a credential plaintext (%.12s...)", f)
@@ -178,10 +183,10 @@ func TestPlaintextNeverStoredOrLogged(t *testing.T) {
 // and one org is re-encrypted under a fresh DEK. Zero failures; afterwards
 // every credential decrypts on a fresh vault.
 func TestRotateWhileResolvingOnRealDatabase(t *testing.T) {
-	eachDB(t, func(t *testing.T, d testDB) {
+	testdb.Each(t, func(t *testing.T, d testdb.DB) {
 		ctx := context.Background()
 		e := newVaultEnv(t, d, tenancy.VaultConfig{DEKCacheTTL: -1, ReloadEvery: time.Millisecond}, tenancy.ResolverConfig{TTL: -1})
-		e.store = sqlstore.New(d.db) // hammering with SQL logging on is slow; log only in the test above
+		e.store = sqlstore.New(d.DB) // hammering with SQL logging on is slow; log only in the test above
 		type cred struct{ org, provider, secret string }
 		var all []cred
 		for i := range 4 {
@@ -219,7 +224,7 @@ func TestRotateWhileResolvingOnRealDatabase(t *testing.T) {
 			}()
 		}
 		time.Sleep(50 * time.Millisecond)
-		rep, err := tenancy.RotateMasterKeyset(ctx, e.path, sqlstore.New(d.db), tenancy.RotateOptions{ReencryptOrgID: all[0].org, BatchSize: 3})
+		rep, err := tenancy.RotateMasterKeyset(ctx, e.path, sqlstore.New(d.DB), tenancy.RotateOptions{ReencryptOrgID: all[0].org, BatchSize: 3})
 		time.Sleep(50 * time.Millisecond)
 		close(stop)
 		wg.Wait()
@@ -232,16 +237,16 @@ func TestRotateWhileResolvingOnRealDatabase(t *testing.T) {
 		if rep.Rewrapped != 4 || rep.Reencrypted != 2 {
 			t.Fatalf("report %+v", rep)
 		}
-		fresh, err := tenancy.NewVault(tenancy.FileKeyset(e.path), sqlstore.New(d.db), tenancy.VaultConfig{})
+		fresh, err := tenancy.NewVault(tenancy.FileKeyset(e.path), sqlstore.New(d.DB), tenancy.VaultConfig{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		r := tenancy.NewCredentialResolver(sqlstore.New(d.db), fresh, tenancy.ResolverConfig{})
+		r := tenancy.NewCredentialResolver(sqlstore.New(d.DB), fresh, tenancy.ResolverConfig{})
 		for _, c := range all {
 			if s, err := r.Resolve(ctx, c.org, c.provider); err != nil || s.Value != c.secret {
 				t.Fatalf("after rotation %s: %v", c.provider, err)
 			}
 		}
-		t.Logf("%s: %d resolves during rotation, 0 failures", d.kind, calls.Load())
+		t.Logf("%s: %d resolves during rotation, 0 failures", d.Kind, calls.Load())
 	})
 }
