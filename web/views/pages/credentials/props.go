@@ -1,0 +1,41 @@
+// Package credentials holds the console's BYOK credential pages: the list
+// (provider, label, last four characters, dates; never the secret), the add
+// form and deletion.
+//
+// Ring: presentation. No I/O.
+package credentials
+
+import "github.com/heddle-gw/heddle/web/views/layout"
+
+// Row is one credential in the list.
+type Row struct {
+	ID       string
+	Provider string
+	Label    string
+	BaseURL  string
+	LastFour string
+	Created  string
+	Rotated  string
+}
+
+// FormProps is the add form with the values and errors of a failed
+// submission. The secret is never echoed back.
+type FormProps struct {
+	CSRF     string
+	Provider string
+	Label    string
+	BaseURL  string
+	Error    string
+	Fields   map[string]string
+}
+
+// PageProps is the whole credentials page.
+type PageProps struct {
+	Layout layout.Props
+	Rows   []Row
+	Form   FormProps
+	Error  string
+}
+
+// Providers are the suggestions of the provider field.
+var Providers = []string{"anthropic", "openai", "google", "openrouter", "deepseek"}

@@ -1,0 +1,103 @@
+// Package keys holds the console's rk_ key pages: the list, the create form
+// (whose response shows the new key once) and revocation.
+//
+// Ring: presentation. No I/O.
+package keys
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/heddle-gw/heddle/web/views/components"
+	"github.com/heddle-gw/heddle/web/views/layout"
+)
+
+// Row is one key in the list (never its secret or hash).
+type Row struct {
+	ID       string
+	Prefix   string
+	Name     string
+	Scopes   []string
+	Policy   string
+	Alpha    *float64
+	RPM      int
+	TPM      int
+	Daily    int64 // micro-dollars
+	Monthly  int64 // micro-dollars
+	LastUsed string
+	Created  string
+	Status   string // active, expired, revoked
+}
+
+// Limits renders the key's limits and budgets, "none" when it has none.
+func (r Row) Limits() string {
+	var parts []string
+	if r.RPM > 0 {
+		parts = append(parts, strconv.Itoa(r.RPM)+" rpm")
+	}
+	if r.TPM > 0 {
+		parts = append(parts, strconv.Itoa(r.TPM)+" tpm")
+	}
+	if r.Daily > 0 {
+		parts = append(parts, components.USD(r.Daily)+"/day")
+	}
+	if r.Monthly > 0 {
+		parts = append(parts, components.USD(r.Monthly)+"/month")
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// PolicyText is the routing policy with the key's dial when it has one.
+func (r Row) PolicyText() string {
+	if r.Alpha == nil {
+		return r.Policy
+	}
+	return r.Policy + " (dial " + strconv.FormatFloat(*r.Alpha, 'f', 2, 64) + ")"
+}
+
+// FormProps is the create-key form with the values and errors of a failed
+// submission.
+type FormProps struct {
+	CSRF    string
+	Name    string
+	Scopes  map[string]bool
+	Policy  string
+	RPM     string
+	TPM     string
+	Daily   string // dollars as typed
+	Monthly string
+	Error   string
+	Fields  map[string]string
+}
+
+// CreatedProps is the response to a successful create: the secret (shown
+// this once), a fresh form and the updated list.
+type CreatedProps struct {
+	Secret string
+	Key    Row
+	Form   FormProps
+	Rows   []Row
+	CSRF   string
+}
+
+// PageProps is the whole keys page.
+type PageProps struct {
+	Layout  layout.Props
+	Rows    []Row
+	Form    FormProps
+	Created *CreatedProps // set when the page answers a non-htmx create
+	Error   string
+}
+
+// AllScopes are the scopes offered by the form.
+var AllScopes = []string{"inference", "route", "analytics:read"}
+
+func statusClass(s string) string {
+	if s == "active" {
+		return "pill good"
+	}
+	return "pill bad"
+}
