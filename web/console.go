@@ -1,0 +1,121 @@
+package web
+
+import (
+	"crypto/rand"
+	"encoding/base64"
+	"log/slog"
+	"time"
+
+	"github.com/a-h/templ"
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/heddle-gw/heddle/analytics"
+	"github.com/heddle-gw/heddle/web/views/layout"
+)
+
+// ConsoleDeps are the console's collaborators. API is required: the console
+// uses its tenancy services (accounts, sessions, keys, credentials, the
+// log-in limiter) and sets the same session cookies. Reader nil makes the
+// dashboard and requests pages say analytics is unavailable.
+type ConsoleDeps struct {
+	API    *API
+	Reader analytics.Reader
+	Logger *slog.Logger // nil means the API's logger
+	// Now is the clock of the dashboard's period; nil means time.Now.
+	Now func() time.Time
+	// DashboardDays is the dashboard's period in days; 0 means 7.
+	DashboardDays int
+}
+
+// Console is the server-rendered web console (templ + htmx). Build it with
+// NewConsole and Mount it.
+type Console struct {
+	d   ConsoleDeps
+	api *API
+}
+
+// NewConsole returns the console over deps.
+func NewConsole(d ConsoleDeps) *Console {
+	if d.Logger == nil {
+		d.Logger = d.API.d.Logger
+	}
+	if d.Now == nil {
+		d.Now = time.Now
+	}
+	if d.DashboardDays <= 0 {
+		d.DashboardDays = 7
+	}
+	return &Console{d: d, api: d.API}
+}
+
+// Mount registers the console's routes on r: / (redirect), /login,
+// /signup, /logout, /dashboard, /requests, /requests/:id, /keys,
+// /credentials and /static/*.
+func (c *Console) Mount(r fiber.Router) {
+	r.Get("/static/:hash/:name", c.asset)
+	g := r.Group("", c.secure)
+	g.Get("/", func(ctx *fiber.Ctx) error { return ctx.Redirect("/dashboard", fiber.StatusSeeOther) })
+	g.Get("/login", c.loginPage)
+	g.Post("/login", c.login)
+	g.Get("/signup", c.signupPage)
+	g.Post("/signup", c.signup)
+
+	p := g.Group("", c.requireSession)
+	p.Post("/logout", c.logout)
+	p.Get("/dashboard", c.dashboard)
+	p.Get("/requests", c.requests)
+	p.Get("/requests/:id", c.timeline)
+	p.Get("/keys", c.keysPage)
+	p.Post("/keys", c.createKey)
+	p.Post("/keys/:id/revoke", c.revokeKey)
+	p.Get("/credentials", c.credentialsPage)
+	p.Post("/credentials", c.addCredential)
+	p.Post("/credentials/:id/delete", c.deleteCredential)
+}
+
+type nonceKey struct{}
+
+// secure sets the console's security headers, with a fresh CSP nonce per
+// response: scripts only from this origin with the nonce, styles only from
+// this origin, no framing, no plugins, forms only to this origin.
+func (c *Console) secure(ctx *fiber.Ctx) error {
+	b := make([]byte, 18)
+	if _, err := rand.Read(b); err != nil {
+		return err
+	}
+	nonce := base64.RawStdEncoding.EncodeToString(b)
+	ctx.Locals(nonceKey{}, nonce)
+	ctx.Set("Content-Security-Policy", "default-src 'none'; script-src 'self' 'nonce-"+nonce+"'; style-src 'self'; "+
+		"img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+	ctx.Set("X-Content-Type-Options", "nosniff")
+	ctx.Set("X-Frame-Options", "DENY")
+	ctx.Set("Referrer-Policy", "same-origin")
+	ctx.Set(fiber.HeaderCacheControl, "no-store")
+	ctx.Vary("HX-Request")
+	return ctx.Next()
+}
+
+func nonceOf(ctx *fiber.Ctx) string {
+	n, _ := ctx.Locals(nonceKey{}).(string)
+	return n
+}
+
+// isHTMX reports whether the request came from htmx (so it gets a partial).
+func isHTMX(ctx *fiber.Ctx) bool {
+	return ctx.Get("HX-Request") == "true" && ctx.Get("HX-History-Restore-Request") != "true"
+}
+
+// render writes comp as HTML with status.
+func (c *Console) render(ctx *fiber.Ctx, status int, comp templ.Component) error {
+	ctx.Status(status).Type("html", "utf-8")
+	return comp.Render(ctx.UserContext(), ctx.Response().BodyWriter())
+}
+
+// layoutFor is the page shell for the signed-in user.
+func (c *Console) layoutFor(ctx *fiber.Ctx, title, active string) layout.Props {
+	p := layout.Props{Title: title, Nonce: nonceOf(ctx), Active: active}
+	if s := sessionOf(ctx); s != nil {
+		p.CSRF, p.Email, p.Org = s.CSRF, s.Email, s.OrgName
+	}
+	return p
+}

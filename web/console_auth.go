@@ -1,0 +1,131 @@
+package web
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/gofiber/fiber/v2/utils"
+
+	"github.com/heddle-gw/heddle/tenancy"
+	"github.com/heddle-gw/heddle/web/views/layout"
+	"github.com/heddle-gw/heddle/web/views/pages/auth"
+)
+
+func (c *Console) anonLayout(ctx *fiber.Ctx, title string) layout.Props {
+	return layout.Props{Title: title, Nonce: nonceOf(ctx)}
+}
+
+// loginPage handles GET /login; a signed-in visitor goes to the dashboard.
+func (c *Console) loginPage(ctx *fiber.Ctx) error {
+	if s, _ := c.session(ctx); s != nil {
+		return ctx.Redirect(safeNext(ctx.Query("next")), fiber.StatusSeeOther)
+	}
+	return c.render(ctx, fiber.StatusOK, auth.Login(auth.LoginProps{
+		Layout: c.anonLayout(ctx, "Log in"), FormToken: c.formToken(ctx), Next: safeNext(ctx.Query("next")),
+	}))
+}
+
+// login handles POST /login: on success the session cookies are set (as
+// the admin API sets them) and the browser goes to the dashboard; on failure
+// the form re-renders with the error and the status of the error table
+// (401 for a wrong password, 429 when rate limited).
+func (c *Console) login(ctx *fiber.Ctx) error {
+	if !formTokenOK(ctx) {
+		return c.fail(ctx, errFormToken)
+	}
+	email, password := strings.TrimSpace(ctx.FormValue("email")), ctx.FormValue("password")
+	next := safeNext(ctx.FormValue("next"))
+	tok, err := c.startSession(ctx, email, password)
+	if err != nil {
+		status, msg, _ := c.errorText(ctx, err)
+		if errors.Is(err, tenancy.ErrInvalidInput) {
+			status = fiber.StatusUnprocessableEntity
+		}
+		return c.render(ctx, status, auth.Login(auth.LoginProps{
+			Layout: c.anonLayout(ctx, "Log in"), FormToken: c.formToken(ctx), Email: email, Next: next, Error: msg,
+		}))
+	}
+	c.api.setSessionCookies(ctx, tok)
+	return ctx.Redirect(next, fiber.StatusSeeOther)
+}
+
+// startSession checks the rate limit and the password and starts a session
+// in the user's oldest organisation.
+func (c *Console) startSession(ctx *fiber.Ctx, email, password string) (*tenancy.Tokens, error) {
+	if err := c.api.d.Limiter.Allow(utils.CopyString(ctx.IP()), email); err != nil {
+		return nil, err
+	}
+	uctx := ctx.UserContext()
+	u, err := c.api.d.Accounts.Login(uctx, email, password)
+	if err != nil {
+		return nil, err
+	}
+	orgs, err := c.api.d.Accounts.Orgs(uctx, u.ID)
+	if err != nil {
+		return nil, err
+	}
+	orgID := ""
+	if len(orgs) > 0 {
+		orgID = orgs[0].Org.ID
+	}
+	return c.api.d.Sessions.Start(uctx, u.ID, orgID)
+}
+
+// signupPage handles GET /signup.
+func (c *Console) signupPage(ctx *fiber.Ctx) error {
+	return c.render(ctx, fiber.StatusOK, auth.Signup(auth.SignupProps{
+		Layout: c.anonLayout(ctx, "Sign up"), FormToken: c.formToken(ctx),
+	}))
+}
+
+// signup handles POST /signup: a user, their organisation and a session;
+// an invalid form re-renders with 422 and the field marked.
+func (c *Console) signup(ctx *fiber.Ctx) error {
+	if !formTokenOK(ctx) {
+		return c.fail(ctx, errFormToken)
+	}
+	in := tenancy.SignupInput{
+		Email: strings.TrimSpace(ctx.FormValue("email")), Password: ctx.FormValue("password"),
+		OrgName: strings.TrimSpace(ctx.FormValue("org_name")),
+	}
+	uctx := ctx.UserContext()
+	err := c.api.d.Limiter.Allow(utils.CopyString(ctx.IP()), in.Email)
+	var u *tenancy.User
+	var o *tenancy.Org
+	if err == nil {
+		u, o, err = c.api.d.Accounts.Signup(uctx, in)
+	}
+	var tok *tenancy.Tokens
+	if err == nil {
+		tok, err = c.api.d.Sessions.Start(uctx, u.ID, o.ID)
+	}
+	if err != nil {
+		status, msg, _ := c.errorText(ctx, err)
+		fields, formMsg := fieldErrors(err)
+		if isInvalidInput(err) {
+			status, msg = fiber.StatusUnprocessableEntity, formMsg
+		}
+		return c.render(ctx, status, auth.Signup(auth.SignupProps{
+			Layout: c.anonLayout(ctx, "Sign up"), FormToken: c.formToken(ctx),
+			Email: in.Email, OrgName: in.OrgName, Error: msg, Fields: fields,
+		}))
+	}
+	c.api.setSessionCookies(ctx, tok)
+	c.d.Logger.InfoContext(uctx, "user signed up", "user_id", u.ID, "org_id", o.ID, "via", "console")
+	return ctx.Redirect("/dashboard", fiber.StatusSeeOther)
+}
+
+// logout handles POST /logout: the session is revoked server-side and the
+// cookies cleared.
+func (c *Console) logout(ctx *fiber.Ctx) error {
+	if err := c.api.d.Sessions.Revoke(ctx.UserContext(), AuthOf(ctx).SessionID); err != nil {
+		return c.fail(ctx, err)
+	}
+	c.api.clearSessionCookies(ctx)
+	if isHTMX(ctx) {
+		ctx.Set("HX-Redirect", "/login")
+		return ctx.SendStatus(fiber.StatusNoContent)
+	}
+	return ctx.Redirect("/login", fiber.StatusSeeOther)
+}

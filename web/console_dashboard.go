@@ -1,0 +1,70 @@
+package web
+
+import (
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/heddle-gw/heddle/analytics"
+	"github.com/heddle-gw/heddle/web/views/components"
+	"github.com/heddle-gw/heddle/web/views/pages/dashboard"
+)
+
+// dashboard handles GET /dashboard: the organisation's summary over the
+// last DashboardDays UTC days (today included) and its breakdowns.
+func (c *Console) dashboard(ctx *fiber.Ctx) error {
+	if c.d.Reader == nil {
+		return c.fail(ctx, errAnalyticsMissing)
+	}
+	now := c.d.Now().UTC()
+	from := now.Truncate(24*time.Hour).AddDate(0, 0, 1-c.d.DashboardDays)
+	to := now.Add(time.Millisecond)
+	org := AuthOf(ctx).OrgID
+	uctx := ctx.UserContext()
+	p := dashboard.PageProps{
+		Layout: c.layoutFor(ctx, "Dashboard", "dashboard"),
+		Period: "Last " + itoa(c.d.DashboardDays) + " days: " + from.Format(time.DateOnly) + " to now (UTC)",
+	}
+	sum, err := c.d.Reader.Summary(uctx, org, from, to)
+	if err != nil {
+		return c.fail(ctx, err)
+	}
+	p.Summary = sum
+	rows := map[analytics.Dimension][]analytics.BreakdownRow{}
+	for _, dim := range []analytics.Dimension{analytics.DimDay, analytics.DimModel, analytics.DimRouteKind, analytics.DimFailureReason} {
+		r, err := c.d.Reader.Breakdown(uctx, org, from, to, dim)
+		if err != nil {
+			return c.fail(ctx, err)
+		}
+		rows[dim] = r
+	}
+	p.Days = fillDays(rows[analytics.DimDay], from, c.d.DashboardDays)
+	p.Models, p.Routes, p.Failures = rows[analytics.DimModel], rows[analytics.DimRouteKind], rows[analytics.DimFailureReason]
+	p.Chart = components.ChartProps{TestID: "chart-spend-savings"}
+	for _, d := range p.Days {
+		p.Chart.Bars = append(p.Chart.Bars, components.ChartBar{Label: d.Key[5:], Spend: d.CostMicros, Savings: d.SavingsMicros})
+	}
+	return c.render(ctx, fiber.StatusOK, dashboard.Page(p))
+}
+
+// fillDays returns one row per UTC day from from, days long, taking the
+// Reader's rows where it has them and zero rows elsewhere (the Reader omits
+// days without requests).
+func fillDays(got []analytics.BreakdownRow, from time.Time, days int) []analytics.BreakdownRow {
+	byKey := make(map[string]analytics.BreakdownRow, len(got))
+	for _, r := range got {
+		byKey[r.Key] = r
+	}
+	out := make([]analytics.BreakdownRow, days)
+	for i := range days {
+		key := from.AddDate(0, 0, i).Format(time.DateOnly)
+		r, ok := byKey[key]
+		if !ok {
+			r = analytics.BreakdownRow{Key: key}
+		}
+		out[i] = r
+	}
+	return out
+}
+
+func itoa(n int) string { return components.Int(int64(n)) }

@@ -1,0 +1,176 @@
+package web
+
+import (
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/heddle-gw/heddle/tenancy"
+	"github.com/heddle-gw/heddle/web/views/components"
+	"github.com/heddle-gw/heddle/web/views/pages/keys"
+)
+
+// keyRow is the list view of one key.
+func keyRow(k *tenancy.Key, now time.Time) keys.Row {
+	v := viewKey(k, now)
+	return keys.Row{
+		ID: v.ID, Prefix: v.Prefix, Name: v.Name, Scopes: v.Scopes, Policy: v.Policy, Alpha: v.Alpha,
+		RPM: v.RPM, TPM: v.TPM, Daily: v.DailyBudgetMicros, Monthly: v.MonthlyBudgetMicros,
+		LastUsed: components.TimePtr(v.LastUsedAt), Created: components.Time(v.CreatedAt), Status: v.Status,
+	}
+}
+
+// keyRows lists the organisation's keys.
+func (c *Console) keyRows(ctx *fiber.Ctx, act tenancy.Actor) ([]keys.Row, error) {
+	ks, err := c.api.d.Keys.List(ctx.UserContext(), act)
+	if err != nil {
+		return nil, err
+	}
+	now := c.d.Now()
+	rows := make([]keys.Row, len(ks))
+	for i := range ks {
+		rows[i] = keyRow(&ks[i], now)
+	}
+	return rows, nil
+}
+
+func emptyKeyForm(csrf string) keys.FormProps {
+	return keys.FormProps{CSRF: csrf, Scopes: map[string]bool{"inference": true, "route": true}, Policy: "explicit"}
+}
+
+// keysPage handles GET /keys.
+func (c *Console) keysPage(ctx *fiber.Ctx) error {
+	act, err := c.api.actor(ctx)
+	if err != nil {
+		return c.fail(ctx, err)
+	}
+	rows, err := c.keyRows(ctx, act)
+	if err != nil {
+		return c.fail(ctx, err)
+	}
+	lp := c.layoutFor(ctx, "Keys", "keys")
+	return c.render(ctx, fiber.StatusOK, keys.Page(keys.PageProps{Layout: lp, Rows: rows, Form: emptyKeyForm(lp.CSRF)}))
+}
+
+// keyForm reads the create form; the returned props echo what was typed.
+func keyForm(ctx *fiber.Ctx, csrf string) (tenancy.KeyInput, keys.FormProps, error) {
+	f := keys.FormProps{
+		CSRF: csrf, Name: strings.TrimSpace(ctx.FormValue("name")), Policy: ctx.FormValue("policy"),
+		RPM: strings.TrimSpace(ctx.FormValue("rpm")), TPM: strings.TrimSpace(ctx.FormValue("tpm")),
+		Daily: strings.TrimSpace(ctx.FormValue("daily_budget")), Monthly: strings.TrimSpace(ctx.FormValue("monthly_budget")),
+		Scopes: map[string]bool{},
+	}
+	in := tenancy.KeyInput{Name: f.Name, Policy: tenancy.Policy(f.Policy)}
+	for _, s := range ctx.Request().PostArgs().PeekMulti("scopes") {
+		f.Scopes[string(s)] = true
+		in.Scopes = append(in.Scopes, tenancy.Scope(string(s)))
+	}
+	var err error
+	if in.Limits.RPM, err = formInt("rpm", f.RPM); err != nil {
+		return in, f, err
+	}
+	if in.Limits.TPM, err = formInt("tpm", f.TPM); err != nil {
+		return in, f, err
+	}
+	if in.Limits.DailyBudgetMicros, err = formDollars("daily_budget", f.Daily); err != nil {
+		return in, f, err
+	}
+	if in.Limits.MonthlyBudgetMicros, err = formDollars("monthly_budget", f.Monthly); err != nil {
+		return in, f, err
+	}
+	if len(in.Scopes) == 0 {
+		return in, f, &formError{field: "scopes", msg: "choose at least one scope"}
+	}
+	return in, f, nil
+}
+
+// formInt parses an optional non-negative whole number.
+func formInt(field, s string) (int, error) {
+	if s == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 {
+		return 0, &formError{field: field, msg: "must be a whole number, 0 or more"}
+	}
+	return n, nil
+}
+
+// formDollars parses an optional amount of US dollars into micro-dollars.
+func formDollars(field, s string) (int64, error) {
+	if s == "" {
+		return 0, nil
+	}
+	v, err := strconv.ParseFloat(strings.TrimPrefix(s, "$"), 64)
+	if err != nil || v < 0 || math.IsInf(v, 0) || math.IsNaN(v) || v > 1e9 {
+		return 0, &formError{field: field, msg: "must be an amount in dollars, e.g. 25 or 2.50"}
+	}
+	return int64(math.Round(v * 1e6)), nil
+}
+
+// createKey handles POST /keys. The response shows the secret once: the
+// created partial for htmx, the whole page otherwise. An invalid form
+// re-renders with 422.
+func (c *Console) createKey(ctx *fiber.Ctx) error {
+	act, err := c.api.actor(ctx)
+	if err != nil {
+		return c.fail(ctx, err)
+	}
+	lp := c.layoutFor(ctx, "Keys", "keys")
+	in, form, err := keyForm(ctx, lp.CSRF)
+	var k *tenancy.Key
+	var secret string
+	if err == nil {
+		k, secret, err = c.api.d.Keys.Create(ctx.UserContext(), act, in)
+	}
+	if err != nil {
+		if !isInvalidInput(err) {
+			return c.fail(ctx, err)
+		}
+		form.Fields, form.Error = fieldErrors(err)
+		if isHTMX(ctx) {
+			return c.render(ctx, fiber.StatusUnprocessableEntity, keys.Form(form))
+		}
+		rows, lerr := c.keyRows(ctx, act)
+		if lerr != nil {
+			return c.fail(ctx, lerr)
+		}
+		return c.render(ctx, fiber.StatusUnprocessableEntity, keys.Page(keys.PageProps{Layout: lp, Rows: rows, Form: form}))
+	}
+	c.d.Logger.InfoContext(ctx.UserContext(), "api key created", "org_id", k.OrgID, "key_id", k.ID, "key_prefix", k.Prefix, "via", "console")
+	rows, err := c.keyRows(ctx, act)
+	if err != nil {
+		return c.fail(ctx, err)
+	}
+	created := keys.CreatedProps{Secret: secret, Key: keyRow(k, c.d.Now()), Form: emptyKeyForm(lp.CSRF), Rows: rows, CSRF: lp.CSRF}
+	if isHTMX(ctx) {
+		return c.render(ctx, fiber.StatusCreated, keys.CreatedPartial(created))
+	}
+	return c.render(ctx, fiber.StatusCreated, keys.Page(keys.PageProps{Layout: lp, Rows: rows, Created: &created}))
+}
+
+// revokeKey handles POST /keys/:id/revoke: the row in its revoked state for
+// htmx, a redirect to the list otherwise.
+func (c *Console) revokeKey(ctx *fiber.Ctx) error {
+	act, err := c.api.actor(ctx)
+	if err != nil {
+		return c.fail(ctx, err)
+	}
+	uctx := ctx.UserContext()
+	id := param(ctx, "id")
+	if err := c.api.d.Keys.Revoke(uctx, act, id); err != nil {
+		return c.fail(ctx, err)
+	}
+	k, err := c.api.d.Keys.Get(uctx, act, id)
+	if err != nil {
+		return c.fail(ctx, err)
+	}
+	c.d.Logger.InfoContext(uctx, "api key revoked", "org_id", k.OrgID, "key_id", k.ID, "key_prefix", k.Prefix, "via", "console")
+	if isHTMX(ctx) {
+		return c.render(ctx, fiber.StatusOK, keys.KeyRow(keyRow(k, c.d.Now()), sessionOf(ctx).CSRF))
+	}
+	return ctx.Redirect("/keys", fiber.StatusSeeOther)
+}
