@@ -1,0 +1,390 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"iter"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	cdplog "github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+
+	"github.com/heddle-gw/heddle/dispatch/dispatchtest"
+)
+
+// browser is one headless Chromium tab driven through chromedp, with the
+// page's console errors collected (CSP violations, script exceptions).
+type browser struct {
+	t    *testing.T
+	ctx  context.Context
+	base string
+
+	mu       sync.Mutex
+	problems []string
+}
+
+// chromiumPath finds the Debian Chromium (or another Chrome); the test fails
+// when there is none: the console's browser journey is part of the suite.
+func chromiumPath(t *testing.T) string {
+	t.Helper()
+	if p := os.Getenv("HEDDLE_E2E_CHROMIUM"); p != "" {
+		return p
+	}
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	t.Fatal("no Chromium found: install it (apt-get install -y chromium) or set HEDDLE_E2E_CHROMIUM")
+	return ""
+}
+
+// newBrowser starts headless Chromium with a fresh profile and no network
+// chatter of its own (the network here is closed).
+func newBrowser(t *testing.T, base string) *browser {
+	t.Helper()
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(chromiumPath(t)),
+		chromedp.Headless,
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck,
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1280, 1000),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.Flag("disable-extensions", true),
+	}
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelTab := chromedp.NewContext(actx)
+	ctx, cancelTime := context.WithTimeout(ctx, 3*time.Minute)
+	t.Cleanup(func() { cancelTime(); cancelTab(); cancelAlloc() })
+	b := &browser{t: t, ctx: ctx, base: base}
+	if err := chromedp.Do(ctx); err != nil {
+		t.Fatalf("start chromium: %v", err)
+	}
+	if _, err := chromedp.Call(ctx, cdplog.Enable, cdp.Empty{}); err != nil {
+		t.Fatalf("enable log domain: %v", err)
+	}
+	go collect(b, chromedp.Events(ctx, cdplog.EntryAdded), func(e cdplog.EventEntryAdded) string {
+		if e.Entry == nil || e.Entry.Level != cdplog.EntryLevelError {
+			return ""
+		}
+		return "log: " + e.Entry.Text
+	})
+	go collect(b, chromedp.Events(ctx, runtime.ExceptionThrown), func(e runtime.EventExceptionThrown) string {
+		if e.ExceptionDetails == nil {
+			return "exception"
+		}
+		return "exception: " + e.ExceptionDetails.Text
+	})
+	// Confirm every dialog (hx-confirm on revoke and delete).
+	dialogs := chromedp.Events(ctx, page.JavascriptDialogOpening)
+	go func() {
+		for _, err := range dialogs {
+			if err != nil {
+				return
+			}
+			_, _ = chromedp.Call(ctx, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: true})
+		}
+	}()
+	return b
+}
+
+// collect records the described events until the browser closes.
+func collect[E any](b *browser, events iter.Seq2[E, error], describe func(E) string) {
+	for e, err := range events {
+		if err != nil {
+			return
+		}
+		if s := describe(e); s != "" {
+			b.mu.Lock()
+			b.problems = append(b.problems, s)
+			b.mu.Unlock()
+		}
+	}
+}
+
+// pageProblems returns the console errors seen so far.
+func (b *browser) pageProblems() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return append([]string(nil), b.problems...)
+}
+
+// tid selects the element with a data-testid.
+func tid(id string) chromedp.CSS { return chromedp.CSS(`[data-testid="` + id + `"]`) }
+
+// do runs steps, failing the test with the page's HTML on error.
+func (b *browser) do(what string, steps ...chromedp.Action[chromedp.Void]) {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, 30*time.Second)
+	defer cancel()
+	if err := chromedp.Do(ctx, steps...); err != nil {
+		b.t.Fatalf("%s: %v\npage:\n%s", what, err, b.html())
+	}
+}
+
+// text returns the visible text of the element with data-testid id.
+func (b *browser) text(id string) string {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, 15*time.Second)
+	defer cancel()
+	s, err := chromedp.Run(ctx, chromedp.Text(tid(id)))
+	if err != nil {
+		b.t.Fatalf("text of %s: %v\npage:\n%s", id, err, b.html())
+	}
+	return strings.TrimSpace(s)
+}
+
+// textIn returns the text of the first element matching css.
+func (b *browser) textIn(css string) string {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, 15*time.Second)
+	defer cancel()
+	s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(css)))
+	if err != nil {
+		b.t.Fatalf("text of %s: %v\npage:\n%s", css, err, b.html())
+	}
+	return strings.TrimSpace(s)
+}
+
+// html is the current document, for failure messages.
+func (b *browser) html() string {
+	ctx, cancel := context.WithTimeout(b.ctx, 5*time.Second)
+	defer cancel()
+	s, err := chromedp.Run(ctx, chromedp.OuterHTML(chromedp.CSS("html")))
+	if err != nil {
+		return "(no page: " + err.Error() + ")"
+	}
+	return s
+}
+
+// count returns how many elements match css right now.
+func (b *browser) count(css string) int {
+	b.t.Helper()
+	n, err := chromedp.Run(b.ctx, chromedp.Evaluate[int](`document.querySelectorAll(`+jsString(css)+`).length`))
+	if err != nil {
+		b.t.Fatalf("count %s: %v", css, err)
+	}
+	return n
+}
+
+func jsString(s string) string {
+	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(s) + "'"
+}
+
+func (b *browser) location() string {
+	b.t.Helper()
+	loc, err := chromedp.Run(b.ctx, chromedp.Location())
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	return loc
+}
+
+// TestConsoleJourney walks the console in headless Chromium: sign up, add a
+// provider credential pointing at a fake upstream, create a key (reading
+// its secret from the page), send a request with it, find the request in
+// the explorer (filtering through htmx), open its attempt timeline, check
+// the dashboard and screenshot it, revoke the key, log out.
+func TestConsoleJourney(t *testing.T) {
+	up := dispatchtest.NewUpstream(t)
+	up.Script("gpt-5-mini", dispatchtest.OK("Hello from the fake upstream"))
+	in := startHeddle(t, nil)
+	b := newBrowser(t, in.URL)
+
+	// Sign up: the form posts, the session cookies are set, the dashboard shows.
+	b.do("sign up",
+		chromedp.Navigate(in.URL+"/"),
+		chromedp.WaitVisible(tid("login-form")),
+		chromedp.Click(tid("goto-signup")),
+		chromedp.WaitVisible(tid("signup-form")),
+		chromedp.SendKeys(tid("signup-email"), "browser@example.com"),
+		chromedp.SendKeys(tid("signup-password"), "correct horse battery staple"),
+		chromedp.SendKeys(tid("signup-org"), "Browser Org"),
+		chromedp.Click(tid("signup-submit")),
+		chromedp.WaitVisible(tid("summary")),
+	)
+	if loc := b.location(); !strings.HasSuffix(loc, "/dashboard") {
+		t.Errorf("after sign-up the browser is at %s, want /dashboard", loc)
+	}
+	if got := b.text("nav-user"); got != "browser@example.com" {
+		t.Errorf("nav user = %q", got)
+	}
+	if got := b.text("stat-requests"); got != "0" {
+		t.Errorf("a new organisation's dashboard shows %q requests, want 0", got)
+	}
+
+	// A BYOK credential through the htmx form; the list shows only the last four.
+	b.do("add credential",
+		chromedp.Click(tid("nav-credentials")),
+		chromedp.WaitVisible(tid("credential-form")),
+		chromedp.SendKeys(tid("credential-provider-input"), "openai"),
+		chromedp.SendKeys(tid("credential-label-input"), "fake upstream"),
+		chromedp.SendKeys(tid("credential-secret-input"), fakeSecret),
+		chromedp.SendKeys(tid("credential-base-url-input"), up.URL+"/v1"),
+		chromedp.Click(tid("credential-add")),
+		chromedp.WaitVisible(tid("credential-added")),
+		chromedp.WaitVisible(tid("credential-provider")),
+	)
+	if got, want := b.text("credential-last-four"), "…"+fakeSecret[len(fakeSecret)-4:]; got != want {
+		t.Errorf("credential shows %q, want %q", got, want)
+	}
+	if got := b.text("credential-label"); got != "fake upstream" {
+		t.Errorf("credential label %q", got)
+	}
+	if strings.Contains(b.html(), fakeSecret) {
+		t.Error("the credentials page contains the secret")
+	}
+
+	// A key: the secret is shown once in the htmx response; the list updates.
+	b.do("create key",
+		chromedp.Click(tid("nav-keys")),
+		chromedp.WaitVisible(tid("key-form")),
+		chromedp.SendKeys(tid("key-name-input"), "browser key"),
+		chromedp.Click(tid("key-create")),
+		chromedp.WaitVisible(tid("key-secret")),
+		chromedp.WaitVisible(tid("key-name")),
+	)
+	secret := b.text("key-secret")
+	if !strings.HasPrefix(secret, "rk_") || len(secret) < 35 {
+		t.Fatalf("key secret on the page = %q", secret)
+	}
+	if got := b.text("key-name"); got != "browser key" {
+		t.Errorf("key list shows %q", got)
+	}
+	if got := b.text("key-prefix"); !strings.HasPrefix(secret, got) {
+		t.Errorf("key prefix %q is not the secret's prefix", got)
+	}
+
+	// The key works on the data plane.
+	resp, body := chat(t, in.URL, secret, `{"model":"gpt-5-mini","messages":[{"role":"user","content":"Say hello"}]}`)
+	if resp.StatusCode != 200 {
+		t.Fatalf("chat with the console's key: %d %s", resp.StatusCode, body)
+	}
+	reqID := resp.Header.Get("x-heddle-request-id")
+	if reqID == "" {
+		t.Fatal("no x-heddle-request-id")
+	}
+
+	// The explorer lists it once the analytics writer has flushed.
+	link := `[data-testid="request-link-` + reqID + `"]`
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		b.do("open requests", chromedp.Navigate(in.URL+"/requests"), chromedp.WaitVisible(tid("requests-table")))
+		if b.count(link) == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("request %s never appeared in the explorer:\n%s", reqID, b.html())
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	if got := b.textIn(`[data-testid="request-row-` + reqID + `"] [data-testid="request-served"]`); got != "gpt-5-mini" {
+		t.Errorf("served model in the explorer = %q", got)
+	}
+
+	// Filters swap the results through htmx (no page load: the marker survives).
+	if _, err := chromedp.Run(b.ctx, chromedp.Evaluate[bool](`window.heddleMarker = true`)); err != nil {
+		t.Fatal(err)
+	}
+	b.do("filter errors only",
+		chromedp.Click(tid("filter-errors")),
+		chromedp.Click(tid("filter-apply")),
+		chromedp.WaitVisible(tid("requests-empty")),
+	)
+	b.do("filter by model",
+		chromedp.Click(tid("filter-errors")),
+		chromedp.SendKeys(tid("filter-model"), "gpt-5-mini"),
+		chromedp.Click(tid("filter-apply")),
+		chromedp.WaitVisible(chromedp.CSS(link)),
+	)
+	if marker, err := chromedp.Run(b.ctx, chromedp.Evaluate[bool](`window.heddleMarker === true`)); err != nil || !marker {
+		t.Errorf("filtering reloaded the page instead of swapping the results (marker %v, err %v)", marker, err)
+	}
+	if loc := b.location(); !strings.Contains(loc, "model=gpt-5-mini") {
+		t.Errorf("filter URL not pushed: %s", loc)
+	}
+
+	// The attempt timeline.
+	b.do("open timeline", chromedp.Click(chromedp.CSS(link)), chromedp.WaitVisible(tid("timeline-request")))
+	for id, want := range map[string]string{
+		"timeline-request-id": reqID, "timeline-served": "gpt-5-mini openai", "timeline-requested": "gpt-5-mini",
+		"timeline-route": "explicit", "timeline-status": "200", "timeline-error": "none",
+	} {
+		if got := b.text(id); got != want {
+			t.Errorf("%s = %q, want %q", id, got, want)
+		}
+	}
+	if n := b.count(`[data-testid="timeline-attempts"] tbody tr[data-testid^="attempt-"]`); n != 1 {
+		t.Errorf("timeline shows %d attempts, want 1", n)
+	}
+	if got := b.text("attempt-outcome"); got != "served" {
+		t.Errorf("attempt outcome %q", got)
+	}
+	if got := b.text("attempt-provider"); !strings.HasPrefix(got, "openai / ") {
+		t.Errorf("attempt provider %q", got)
+	}
+	if got := b.text("attempt-index"); got != "0" {
+		t.Errorf("attempt index %q", got)
+	}
+
+	// The dashboard counts it; screenshot it.
+	b.do("dashboard", chromedp.Click(tid("nav-dashboard")), chromedp.WaitVisible(tid("chart-spend-savings")))
+	if got := b.text("stat-requests"); got != "1" {
+		t.Errorf("dashboard requests = %q, want 1", got)
+	}
+	if got := b.text("stat-error-rate"); got != "0.0%" {
+		t.Errorf("dashboard error rate = %q", got)
+	}
+	if n := b.count(`[data-testid="breakdown-model-gpt-5-mini"]`); n != 1 {
+		t.Errorf("model breakdown has %d gpt-5-mini rows, want 1", n)
+	}
+	shot, err := chromedp.Run(b.ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatalf("screenshot: %v", err)
+	}
+	if len(shot) < 1000 || !bytes.HasPrefix(shot, []byte("\x89PNG\r\n\x1a\n")) {
+		t.Fatalf("dashboard screenshot is not a PNG (%d bytes)", len(shot))
+	}
+	shotPath := filepath.Join(os.TempDir(), "heddle-e2e-dashboard.png")
+	if err := os.WriteFile(shotPath, shot, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("dashboard screenshot: %s (%d bytes)", shotPath, len(shot))
+
+	// Revoke the key (hx-confirm accepted): the row turns revoked and the key
+	// is refused.
+	b.do("revoke key",
+		chromedp.Click(tid("nav-keys")),
+		chromedp.WaitVisible(tid("keys-table")),
+		chromedp.Click(chromedp.CSS(`[data-testid^="key-revoke-"]`)),
+		chromedp.WaitNotPresent(chromedp.CSS(`[data-testid^="key-revoke-"]`)),
+	)
+	if got := b.text("key-status"); got != "revoked" {
+		t.Errorf("key status after revoke = %q", got)
+	}
+	if resp, body := chat(t, in.URL, secret, `{"model":"gpt-5-mini","messages":[{"role":"user","content":"again"}]}`); resp.StatusCode != 401 {
+		t.Errorf("revoked key answered %d: %s", resp.StatusCode, body)
+	}
+
+	// Log out: back to the log-in form, and the console is closed again.
+	b.do("log out", chromedp.Click(tid("logout")), chromedp.WaitVisible(tid("login-form")))
+	b.do("after logout", chromedp.Navigate(in.URL+"/keys"), chromedp.WaitVisible(tid("login-form")))
+
+	for _, p := range b.pageProblems() {
+		t.Errorf("browser console: %s", p)
+	}
+}
