@@ -81,7 +81,7 @@ func newBrowser(t *testing.T, base string) *browser {
 		if e.Entry == nil || e.Entry.Level != cdplog.EntryLevelError {
 			return ""
 		}
-		return "log: " + e.Entry.Text
+		return "log: " + e.Entry.Text + " " + e.Entry.URL
 	})
 	go collect(b, chromedp.Events(ctx, runtime.ExceptionThrown), func(e runtime.EventExceptionThrown) string {
 		if e.ExceptionDetails == nil {
