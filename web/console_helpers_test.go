@@ -86,7 +86,9 @@ func (p *page) tid(id string) *goquery.Selection { return p.doc.Find(`[data-test
 func (p *page) text(id string) string { return strings.TrimSpace(p.tid(id).First().Text()) }
 
 // isFullPage reports whether the response is a whole document.
-func (p *page) isFullPage() bool { return strings.HasPrefix(strings.ToLower(p.body), "<!doctype html>") }
+func (p *page) isFullPage() bool {
+	return strings.HasPrefix(strings.ToLower(p.body), "<!doctype html>")
+}
 
 // visitor is one browser: a cookie jar and the session's CSRF token.
 type visitor struct {
