@@ -2,7 +2,6 @@ package web
 
 import (
 	"errors"
-	"strings"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/gofiber/fiber/v2/utils"
@@ -34,8 +33,8 @@ func (c *Console) login(ctx *fiber.Ctx) error {
 	if !formTokenOK(ctx) {
 		return c.fail(ctx, errFormToken)
 	}
-	email, password := strings.TrimSpace(ctx.FormValue("email")), ctx.FormValue("password")
-	next := safeNext(ctx.FormValue("next"))
+	email, password := formValue(ctx, "email"), utils.CopyString(ctx.FormValue("password"))
+	next := safeNext(utils.CopyString(ctx.FormValue("next")))
 	tok, err := c.startSession(ctx, email, password)
 	if err != nil {
 		status, msg, _ := c.errorText(ctx, err)
@@ -86,8 +85,8 @@ func (c *Console) signup(ctx *fiber.Ctx) error {
 		return c.fail(ctx, errFormToken)
 	}
 	in := tenancy.SignupInput{
-		Email: strings.TrimSpace(ctx.FormValue("email")), Password: ctx.FormValue("password"),
-		OrgName: strings.TrimSpace(ctx.FormValue("org_name")),
+		Email: formValue(ctx, "email"), Password: utils.CopyString(ctx.FormValue("password")),
+		OrgName: formValue(ctx, "org_name"),
 	}
 	uctx := ctx.UserContext()
 	err := c.api.d.Limiter.Allow(utils.CopyString(ctx.IP()), in.Email)

@@ -2,9 +2,9 @@ package web
 
 import (
 	"errors"
-	"strings"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/gofiber/fiber/v2/utils"
 
 	"github.com/heddle-gw/heddle/tenancy"
 	"github.com/heddle-gw/heddle/web/views/components"
@@ -51,12 +51,12 @@ func (c *Console) addCredential(ctx *fiber.Ctx) error {
 	}
 	lp := c.layoutFor(ctx, "Credentials", "credentials")
 	form := credentials.FormProps{
-		CSRF: lp.CSRF, Provider: strings.TrimSpace(ctx.FormValue("provider")),
-		Label: strings.TrimSpace(ctx.FormValue("label")), BaseURL: strings.TrimSpace(ctx.FormValue("base_url")),
+		CSRF: lp.CSRF, Provider: formValue(ctx, "provider"),
+		Label: formValue(ctx, "label"), BaseURL: formValue(ctx, "base_url"),
 	}
 	uctx := ctx.UserContext()
 	cred, err := c.api.d.Credentials.Add(uctx, act, tenancy.CredentialInput{
-		Provider: form.Provider, Label: form.Label, Secret: ctx.FormValue("secret"), BaseURL: form.BaseURL,
+		Provider: form.Provider, Label: form.Label, Secret: utils.CopyString(ctx.FormValue("secret")), BaseURL: form.BaseURL,
 	})
 	if err != nil {
 		status := fiber.StatusUnprocessableEntity

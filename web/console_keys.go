@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/gofiber/fiber/v2/utils"
 
 	"github.com/heddle-gw/heddle/tenancy"
 	"github.com/heddle-gw/heddle/web/views/components"
@@ -58,9 +59,9 @@ func (c *Console) keysPage(ctx *fiber.Ctx) error {
 // keyForm reads the create form; the returned props echo what was typed.
 func keyForm(ctx *fiber.Ctx, csrf string) (tenancy.KeyInput, keys.FormProps, error) {
 	f := keys.FormProps{
-		CSRF: csrf, Name: strings.TrimSpace(ctx.FormValue("name")), Policy: ctx.FormValue("policy"),
-		RPM: strings.TrimSpace(ctx.FormValue("rpm")), TPM: strings.TrimSpace(ctx.FormValue("tpm")),
-		Daily: strings.TrimSpace(ctx.FormValue("daily_budget")), Monthly: strings.TrimSpace(ctx.FormValue("monthly_budget")),
+		CSRF: csrf, Name: formValue(ctx, "name"), Policy: utils.CopyString(ctx.FormValue("policy")),
+		RPM: formValue(ctx, "rpm"), TPM: formValue(ctx, "tpm"),
+		Daily: formValue(ctx, "daily_budget"), Monthly: formValue(ctx, "monthly_budget"),
 		Scopes: map[string]bool{},
 	}
 	in := tenancy.KeyInput{Name: f.Name, Policy: tenancy.Policy(f.Policy)}

@@ -144,6 +144,12 @@ func (c *Console) formToken(ctx *fiber.Ctx) string {
 	return v
 }
 
+// formValue returns a copy of a trimmed form field (fiber reuses its
+// buffers, and services may keep the strings they are given).
+func formValue(ctx *fiber.Ctx, name string) string {
+	return strings.TrimSpace(utils.CopyString(ctx.FormValue(name)))
+}
+
 // formTokenOK checks a log-in or sign-up post's double-submit token.
 func formTokenOK(ctx *fiber.Ctx) bool {
 	form, cookie := ctx.FormValue("form_token"), ctx.Cookies(FormCookie)
