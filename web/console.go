@@ -52,25 +52,27 @@ func NewConsole(d ConsoleDeps) *Console {
 // /signup, /logout, /dashboard, /requests, /requests/:id, /keys,
 // /credentials and /static/*.
 func (c *Console) Mount(r fiber.Router) {
+	// Middleware is attached per route, not with Use or a prefix-less group,
+	// so paths the console does not serve (data-plane 404s) never meet it.
+	open := func(h fiber.Handler) []fiber.Handler { return []fiber.Handler{c.secure, h} }
+	auth := func(h fiber.Handler) []fiber.Handler { return []fiber.Handler{c.secure, c.requireSession, h} }
 	r.Get("/static/:hash/:name", c.asset)
-	g := r.Group("", c.secure)
-	g.Get("/", func(ctx *fiber.Ctx) error { return ctx.Redirect("/dashboard", fiber.StatusSeeOther) })
-	g.Get("/login", c.loginPage)
-	g.Post("/login", c.login)
-	g.Get("/signup", c.signupPage)
-	g.Post("/signup", c.signup)
+	r.Get("/", open(func(ctx *fiber.Ctx) error { return ctx.Redirect("/dashboard", fiber.StatusSeeOther) })...)
+	r.Get("/login", open(c.loginPage)...)
+	r.Post("/login", open(c.login)...)
+	r.Get("/signup", open(c.signupPage)...)
+	r.Post("/signup", open(c.signup)...)
 
-	p := g.Group("", c.requireSession)
-	p.Post("/logout", c.logout)
-	p.Get("/dashboard", c.dashboard)
-	p.Get("/requests", c.requests)
-	p.Get("/requests/:id", c.timeline)
-	p.Get("/keys", c.keysPage)
-	p.Post("/keys", c.createKey)
-	p.Post("/keys/:id/revoke", c.revokeKey)
-	p.Get("/credentials", c.credentialsPage)
-	p.Post("/credentials", c.addCredential)
-	p.Post("/credentials/:id/delete", c.deleteCredential)
+	r.Post("/logout", auth(c.logout)...)
+	r.Get("/dashboard", auth(c.dashboard)...)
+	r.Get("/requests", auth(c.requests)...)
+	r.Get("/requests/:id", auth(c.timeline)...)
+	r.Get("/keys", auth(c.keysPage)...)
+	r.Post("/keys", auth(c.createKey)...)
+	r.Post("/keys/:id/revoke", auth(c.revokeKey)...)
+	r.Get("/credentials", auth(c.credentialsPage)...)
+	r.Post("/credentials", auth(c.addCredential)...)
+	r.Post("/credentials/:id/delete", auth(c.deleteCredential)...)
 }
 
 type nonceKey struct{}

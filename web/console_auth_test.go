@@ -193,3 +193,15 @@ func TestConsoleExpiredAccessTokenRefreshes(t *testing.T) {
 		t.Error("the access cookie was not renewed")
 	}
 }
+
+func TestConsoleLeavesOtherPathsAlone(t *testing.T) {
+	f := newConsoleFixture(t, true)
+	v := f.visitor()
+	for _, path := range []string{"/v1/nope", "/healthz-not", "/static/x"} {
+		p := v.get(path, nil)
+		if p.status != 404 || p.header.Get("Location") != "" || p.header.Get("Content-Security-Policy") != "" {
+			t.Errorf("%s: %d location %q csp %q: the console's middleware ran", path, p.status, p.header.Get("Location"),
+				p.header.Get("Content-Security-Policy"))
+		}
+	}
+}
