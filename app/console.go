@@ -6,13 +6,16 @@ import (
 	"github.com/heddle-gw/heddle/web"
 )
 
-// mountConsole mounts the admin JSON API under /api/v1.
+// mountConsole mounts the admin JSON API under /api/v1 and the templ + htmx
+// console (/, /login, /dashboard, /requests, /keys, /credentials).
 func mountConsole(app *fiber.App, c *components) {
-	web.NewAPI(web.APIDeps{
+	api := web.NewAPI(web.APIDeps{
 		Accounts: c.accounts, Members: c.members, Sessions: c.sessions, Keys: c.keys, Credentials: c.creds,
 		Limiter: c.limiter, Logger: c.logger.With("component", "web"), CookieSecure: c.cfg.CookieSecure,
 		Tester:          credentialTester{catalog: c.catalog, providers: c.providers, codecs: c.codecs, logger: c.logger},
 		RoutingSettings: c.orgRouting, RoutingBundles: c.orgRouting, RoutingChanged: c.orgRouters.Invalidate,
 		KnownModel: func(id string) bool { _, err := c.catalog.Lookup(id); return err == nil },
-	}).Mount(app)
+	})
+	api.Mount(app)
+	web.NewConsole(web.ConsoleDeps{API: api, Reader: c.reader, Logger: c.logger.With("component", "console")}).Mount(app)
 }
