@@ -105,7 +105,7 @@ func bootstrapAdmin(ctx context.Context, c *components, out io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("app: first admin: %w", err)
 	}
-	fmt.Fprintf(out, "\n  First admin created (shown once): email %s  password %s  organisation %s\n  Log in: POST http://%s/api/v1/login with that email and password\n\n",
+	fmt.Fprintf(out, "\n  First admin created (shown once): email %s  password %s  organisation %s\n  Console: http://%s/ (or POST /api/v1/login with that email and password)\n\n",
 		c.cfg.AdminEmail, password, org.Slug, displayAddr(c.cfg.Addr))
 	c.logger.InfoContext(ctx, "first admin created", "email", c.cfg.AdminEmail, "org", org.Slug)
 	return nil
