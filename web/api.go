@@ -1,6 +1,6 @@
 // Package web is Heddle's console (templ + htmx) and its JSON admin API under
 // /api/v1 (sign-up, log-in, organisations and members, rk_ keys, BYOK
-// credentials, organisation routing settings and bundles).
+// credentials, organisation routing settings and bundles, cost reports).
 //
 // Ring: presentation. It imports domain packages, never adapters; it does no
 // I/O of its own beyond HTTP request and response handling.
@@ -12,6 +12,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/heddle-gw/heddle/analytics"
 	"github.com/heddle-gw/heddle/routing"
 	"github.com/heddle-gw/heddle/tenancy"
 )
@@ -57,6 +58,9 @@ type APIDeps struct {
 	// MaxBundleBytes bounds an uploaded evaluation data set; 0 means
 	// routing.DefaultOrgMaxBytes. The fiber app's BodyLimit must allow it.
 	MaxBundleBytes int64
+	// Reports answers the cost reports (GET /api/v1/reports/cost); nil
+	// makes that endpoint answer 501.
+	Reports analytics.Reader
 }
 
 // API is the JSON admin API. Build it with NewAPI and Mount it.
@@ -117,6 +121,8 @@ func (a *API) Mount(r fiber.Router) {
 	auth.Get("/routing", a.getRouting)
 	auth.Put("/routing", a.putRouting)
 	auth.Post("/routing/bundles", a.uploadBundle)
+
+	auth.Get("/reports/cost", a.costReport)
 
 	g.Use(func(c *fiber.Ctx) error { return a.fail(c, errRoute) })
 }

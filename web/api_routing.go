@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"mime"
 	"time"
@@ -109,27 +110,36 @@ func (a *API) putRouting(c *fiber.Ctx) error {
 		return a.fail(c, err)
 	}
 	s := routing.OrgSettings{Alpha: req.Alpha, Allow: req.Allow, Deny: req.Deny, CacheBypass: req.CacheBypass, BundleID: req.BundleID}
-	if err := s.Validate(a.d.KnownModel); err != nil {
+	if err := a.saveRouting(c.UserContext(), act, s, "api"); err != nil {
 		return a.fail(c, err)
 	}
-	ctx := c.UserContext()
+	return a.routingState(c, act.OrgID)
+}
+
+// saveRouting validates s (an unknown bundle is a bundle_id field error),
+// stores it as act's organisation's settings and announces the change. The
+// API and the console both save through it.
+func (a *API) saveRouting(ctx context.Context, act tenancy.Actor, s routing.OrgSettings, via string) error {
+	if err := s.Validate(a.d.KnownModel); err != nil {
+		return err
+	}
 	if s.BundleID != "" {
 		if _, err := a.d.RoutingBundles.GetBundle(ctx, act.OrgID, s.BundleID); err != nil {
 			if errors.Is(err, routing.ErrBundleNotFound) {
 				err = &routing.FieldError{Field: "bundle_id", Message: "is not one of this organisation's bundles", Err: routing.ErrInvalidSettings}
 			}
-			return a.fail(c, err)
+			return err
 		}
 	}
 	if err := a.d.RoutingSettings.PutSettings(ctx, act.OrgID, s); err != nil {
-		return a.fail(c, err)
+		return err
 	}
 	if a.d.RoutingChanged != nil {
 		a.d.RoutingChanged(act.OrgID)
 	}
 	a.d.Logger.InfoContext(ctx, "routing settings updated", "org_id", act.OrgID, "user_id", act.UserID,
-		"bundle_id", s.BundleID, "allow", len(s.Allow), "deny", len(s.Deny), "cache_bypass", s.CacheBypass)
-	return a.routingState(c, act.OrgID)
+		"bundle_id", s.BundleID, "allow", len(s.Allow), "deny", len(s.Deny), "cache_bypass", s.CacheBypass, "via", via)
+	return nil
 }
 
 // uploadBundle handles POST /api/v1/routing/bundles (admins and owners): the

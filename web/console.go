@@ -50,7 +50,8 @@ func NewConsole(d ConsoleDeps) *Console {
 
 // Mount registers the console's routes on r: / (redirect), /login,
 // /signup, /logout, /dashboard, /requests, /requests/:id, /keys,
-// /credentials and /static/*.
+// /credentials, /reports (and its cost.csv and cost.json), /routing and
+// /static/*.
 func (c *Console) Mount(r fiber.Router) {
 	// Middleware is attached per route, not with Use or a prefix-less group,
 	// so paths the console does not serve (data-plane 404s) never meet it.
@@ -73,6 +74,11 @@ func (c *Console) Mount(r fiber.Router) {
 	r.Get("/credentials", auth(c.credentialsPage)...)
 	r.Post("/credentials", auth(c.addCredential)...)
 	r.Post("/credentials/:id/delete", auth(c.deleteCredential)...)
+	r.Get("/reports", auth(c.reportsPage)...)
+	r.Get("/reports/cost.csv", auth(c.reportDownload("csv"))...)
+	r.Get("/reports/cost.json", auth(c.reportDownload("json"))...)
+	r.Get("/routing", auth(c.routingPage)...)
+	r.Post("/routing", auth(c.saveRouting)...)
 }
 
 type nonceKey struct{}

@@ -60,6 +60,7 @@ var errorTable = []errorKind{
 	{errRoutingMissing, fiber.StatusNotImplemented, "routing.not_configured", "routing settings are not available on this deployment"},
 	{errUploadMediaType, fiber.StatusUnsupportedMediaType, "routing.unsupported_media_type", "send the evaluation data as Content-Type: application/x-ndjson or application/jsonl"},
 	{errTrainingBusy, fiber.StatusTooManyRequests, "routing.training_busy", "another bundle is being trained; retry in a minute"},
+	{errReportsMissing, fiber.StatusNotImplemented, "analytics.reports_unavailable", "cost reports are not available on this deployment"},
 	{routing.ErrInvalidSettings, fiber.StatusBadRequest, "routing.invalid_settings", ""},
 	{routing.ErrDataTooLarge, fiber.StatusRequestEntityTooLarge, "routing.data_too_large", ""},
 	{routing.ErrData, fiber.StatusUnprocessableEntity, "routing.invalid_data", ""},

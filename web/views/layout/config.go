@@ -13,7 +13,7 @@ type Props struct {
 	CSRF   string // the session's CSRF token; "" on anonymous pages
 	Email  string // the signed-in user; "" on anonymous pages
 	Org    string // the current organisation's name
-	Active string // the nav entry to highlight: dashboard, requests, keys, credentials
+	Active string // the nav entry to highlight: dashboard, requests, keys, credentials, routing, reports
 }
 
 // htmxConfig is htmx's configuration for a CSP without 'unsafe-eval' or

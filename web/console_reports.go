@@ -1,0 +1,81 @@
+package web
+
+import (
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/heddle-gw/heddle/web/views/pages/reports"
+)
+
+// reportForm reads the report form from the query string: the parsed query
+// (defaults filled in) and the form echoing it.
+func (c *Console) reportForm(ctx *fiber.Ctx) (costQuery, reports.FormProps, error) {
+	get := func(k string) string {
+		if k == "format" { // the route picks the format
+			return ""
+		}
+		return formValue(ctx, k)
+	}
+	q, err := parseCostQuery(get, c.d.Now())
+	f := reports.FormProps{From: q.FromDate(), To: q.ToDate(), Group: q.Group, Groups: ReportGroups}
+	if err != nil {
+		// Echo what was typed so the user can correct it.
+		f.From, f.To, f.Group = get("from"), get("to"), get("group")
+		f.Fields, f.Error = fieldErrors(err)
+	}
+	return q, f, err
+}
+
+// reportsPage handles GET /reports: the form, the download links and the
+// preview of the rows; htmx gets the preview alone. An invalid form
+// re-renders with 422.
+func (c *Console) reportsPage(ctx *fiber.Ctx) error {
+	if c.d.Reader == nil {
+		return c.fail(ctx, errAnalyticsMissing)
+	}
+	act, err := c.api.actor(ctx)
+	if err != nil {
+		return c.fail(ctx, err)
+	}
+	q, form, err := c.reportForm(ctx)
+	p := reports.PreviewProps{Form: form}
+	status := fiber.StatusOK
+	if err != nil {
+		if !isInvalidInput(err) {
+			return c.fail(ctx, err)
+		}
+		status = fiber.StatusUnprocessableEntity
+	} else {
+		rep, err := buildCostReport(ctx.UserContext(), c.d.Reader, act.OrgID, q)
+		if err != nil {
+			return c.fail(ctx, err)
+		}
+		p.Valid, p.Rows, p.Totals = true, rep.Rows, rep.Totals
+	}
+	if isHTMX(ctx) {
+		return c.render(ctx, status, reports.Preview(p))
+	}
+	return c.render(ctx, status, reports.Page(reports.PageProps{Layout: c.layoutFor(ctx, "Reports", "reports"), Preview: p}))
+}
+
+// reportDownload handles GET /reports/cost.csv and /reports/cost.json: the
+// same report as the admin API's, authenticated by the console session.
+func (c *Console) reportDownload(format string) fiber.Handler {
+	return func(ctx *fiber.Ctx) error {
+		if c.d.Reader == nil {
+			return c.fail(ctx, errAnalyticsMissing)
+		}
+		act, err := c.api.actor(ctx)
+		if err != nil {
+			return c.fail(ctx, err)
+		}
+		q, _, err := c.reportForm(ctx)
+		if err != nil {
+			return c.fail(ctx, err)
+		}
+		rep, err := buildCostReport(ctx.UserContext(), c.d.Reader, act.OrgID, q)
+		if err != nil {
+			return c.fail(ctx, err)
+		}
+		return sendCostReport(ctx, rep, format)
+	}
+}

@@ -1,0 +1,144 @@
+package web
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/heddle-gw/heddle/routing"
+	"github.com/heddle-gw/heddle/tenancy"
+	"github.com/heddle-gw/heddle/web/views/components"
+	rview "github.com/heddle-gw/heddle/web/views/pages/routing"
+)
+
+// routingForm is the form showing s.
+func routingForm(s routing.OrgSettings, csrf string, canEdit bool) rview.FormProps {
+	f := rview.FormProps{
+		CSRF: csrf, Allow: strings.Join(s.Allow, "\n"), Deny: strings.Join(s.Deny, "\n"),
+		CacheBypass: s.CacheBypass, BundleID: s.BundleID, CanEdit: canEdit,
+	}
+	if s.Alpha != nil {
+		f.Alpha = strconv.FormatFloat(*s.Alpha, 'f', -1, 64)
+	}
+	if !s.UpdatedAt.IsZero() {
+		f.Updated = components.Time(s.UpdatedAt)
+	}
+	return f
+}
+
+// withBundles adds the organisation's bundles to the form's choices.
+func (c *Console) withBundles(ctx *fiber.Ctx, orgID string, f *rview.FormProps) error {
+	bs, err := c.api.d.RoutingBundles.ListBundles(ctx.UserContext(), orgID)
+	if err != nil {
+		return err
+	}
+	for _, b := range bs {
+		f.Bundles = append(f.Bundles, rview.Bundle{
+			ID: b.ID, Created: components.Time(b.CreatedAt),
+			Label: b.ID + " (" + strconv.Itoa(len(b.Models)) + " models, " + strconv.Itoa(b.Samples) + " samples, " + components.Time(b.CreatedAt) + ")",
+		})
+	}
+	return nil
+}
+
+// routingPage handles GET /routing: the organisation's routing settings,
+// editable by admins and owners.
+func (c *Console) routingPage(ctx *fiber.Ctx) error {
+	act, err := c.api.routingActor(ctx, false)
+	if err != nil {
+		return c.fail(ctx, err)
+	}
+	s, err := c.api.d.RoutingSettings.GetSettings(ctx.UserContext(), act.OrgID)
+	if err != nil {
+		return c.fail(ctx, err)
+	}
+	lp := c.layoutFor(ctx, "Routing", "routing")
+	f := routingForm(s, lp.CSRF, act.Role.AtLeast(tenancy.RoleAdmin))
+	if err := c.withBundles(ctx, act.OrgID, &f); err != nil {
+		return c.fail(ctx, err)
+	}
+	if isHTMX(ctx) {
+		return c.render(ctx, fiber.StatusOK, rview.Form(f))
+	}
+	return c.render(ctx, fiber.StatusOK, rview.Page(rview.PageProps{Layout: lp, Form: f}))
+}
+
+// modelList splits a textarea into model ids: one per line or comma
+// separated, blanks dropped.
+func modelList(s string) []string {
+	var out []string
+	for _, m := range strings.FieldsFunc(s, func(r rune) bool { return r == '\n' || r == '\r' || r == ',' }) {
+		if m = strings.TrimSpace(m); m != "" {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// routingFormInput reads the settings form; the returned props echo what
+// was typed.
+func routingFormInput(ctx *fiber.Ctx, csrf string) (routing.OrgSettings, rview.FormProps, error) {
+	f := rview.FormProps{
+		CSRF: csrf, Alpha: formValue(ctx, "alpha"), Allow: formValue(ctx, "allow"), Deny: formValue(ctx, "deny"),
+		CacheBypass: ctx.FormValue("cache_bypass") != "", BundleID: formValue(ctx, "bundle_id"), CanEdit: true,
+	}
+	s := routing.OrgSettings{Allow: modelList(f.Allow), Deny: modelList(f.Deny), CacheBypass: f.CacheBypass, BundleID: f.BundleID}
+	if f.Alpha != "" {
+		a, err := strconv.ParseFloat(f.Alpha, 64)
+		if err != nil {
+			return s, f, &formError{field: "alpha", msg: "must be a number between 0 and 1"}
+		}
+		s.Alpha = &a
+	}
+	return s, f, nil
+}
+
+// routingFieldErrors maps a settings validation error onto the form's
+// fields ("allow[2]" is the allow field).
+func routingFieldErrors(err error) (map[string]string, string) {
+	var fe *routing.FieldError
+	if errors.As(err, &fe) {
+		field, _, _ := strings.Cut(fe.Field, "[")
+		return map[string]string{field: fe.Error()}, "Please correct the field marked below."
+	}
+	return fieldErrors(err)
+}
+
+// saveRouting handles POST /routing (admins and owners): it replaces the
+// settings through the admin API's validation. An invalid form re-renders
+// with 422.
+func (c *Console) saveRouting(ctx *fiber.Ctx) error {
+	act, err := c.api.routingActor(ctx, true)
+	if err != nil {
+		return c.fail(ctx, err)
+	}
+	lp := c.layoutFor(ctx, "Routing", "routing")
+	s, f, err := routingFormInput(ctx, lp.CSRF)
+	if err == nil {
+		err = c.api.saveRouting(ctx.UserContext(), act, s, "console")
+	}
+	status := fiber.StatusOK
+	if err != nil {
+		if !isInvalidInput(err) && !errors.Is(err, routing.ErrInvalidSettings) {
+			return c.fail(ctx, err)
+		}
+		status = fiber.StatusUnprocessableEntity
+		f.Fields, f.Error = routingFieldErrors(err)
+	} else {
+		saved, err := c.api.d.RoutingSettings.GetSettings(ctx.UserContext(), act.OrgID)
+		if err != nil {
+			return c.fail(ctx, err)
+		}
+		f = routingForm(saved, lp.CSRF, true)
+		f.Saved = true
+	}
+	if err := c.withBundles(ctx, act.OrgID, &f); err != nil {
+		return c.fail(ctx, err)
+	}
+	if isHTMX(ctx) {
+		return c.render(ctx, status, rview.Form(f))
+	}
+	return c.render(ctx, status, rview.Page(rview.PageProps{Layout: lp, Form: f}))
+}
