@@ -33,7 +33,9 @@ type consoleFixture struct {
 	reader   *analyticstest.Store
 }
 
-func newConsoleFixture(t *testing.T, withReader bool) *consoleFixture {
+// newConsoleFixture builds the fixture; opts adjust the admin API's
+// dependencies (e.g. withRouting).
+func newConsoleFixture(t *testing.T, withReader bool, opts ...fixtureOpt) *consoleFixture {
 	t.Helper()
 	store := tenancytest.NewMemory()
 	logger := slog.New(slog.DiscardHandler)
@@ -52,7 +54,7 @@ func newConsoleFixture(t *testing.T, withReader bool) *consoleFixture {
 	}
 	auth := tenancy.NewAuthenticator(store, tenancy.AuthConfig{Logger: logger})
 	f := &consoleFixture{t: t, accounts: tenancy.NewAccounts(store, tenancy.AccountsConfig{Hasher: hasher}), reader: analyticstest.NewStore()}
-	api := web.NewAPI(web.APIDeps{
+	apiDeps := web.APIDeps{
 		Accounts: f.accounts, Members: tenancy.NewMembers(store, tenancy.MembersConfig{Hasher: hasher}),
 		Sessions: sessions, Keys: tenancy.NewKeys(store, tenancy.KeysConfig{Auth: auth}),
 		Credentials: tenancy.NewCredentials(store, vault, tenancy.CredentialsConfig{
@@ -60,7 +62,11 @@ func newConsoleFixture(t *testing.T, withReader bool) *consoleFixture {
 		}),
 		Limiter: tenancy.NewLoginLimiter(tenancy.LoginLimitConfig{PerIP: tenancy.Rate{PerMinute: 1000, Burst: 1000}}),
 		Logger:  logger,
-	})
+	}
+	for _, o := range opts {
+		o(&apiDeps)
+	}
+	api := web.NewAPI(apiDeps)
 	deps := web.ConsoleDeps{API: api, Logger: logger, Now: func() time.Time { return consoleNow }}
 	if withReader {
 		deps.Reader = f.reader
