@@ -365,6 +365,26 @@ func TestConsoleJourney(t *testing.T) {
 	}
 	t.Logf("dashboard screenshot: %s (%d bytes)", shotPath, len(shot))
 
+	// Reports: the CSV link downloads the period shown; Routing: save the
+	// dial through htmx.
+	b.do("reports", chromedp.Click(tid("nav-reports")), chromedp.WaitVisible(tid("report-table")))
+	today := time.Now().UTC()
+	wantCSV := "/reports/cost.csv?from=" + today.AddDate(0, 0, -29).Format(time.DateOnly) + "&group=day&to=" + today.Format(time.DateOnly)
+	href, err := chromedp.Run(b.ctx, chromedp.Evaluate[string](`document.querySelector('[data-testid="report-csv"]').getAttribute('href')`))
+	if err != nil || href != wantCSV {
+		t.Errorf("CSV link %q (%v), want %q", href, err, wantCSV)
+	}
+	b.do("routing",
+		chromedp.Click(tid("nav-routing")),
+		chromedp.WaitVisible(tid("routing-form")),
+		chromedp.SendKeys(tid("routing-alpha"), "0.3"),
+		chromedp.Click(tid("routing-save")),
+		chromedp.WaitVisible(tid("routing-saved")),
+	)
+	if v, err := chromedp.Run(b.ctx, chromedp.Evaluate[string](`document.querySelector('[data-testid="routing-alpha"]').value`)); err != nil || v != "0.3" {
+		t.Errorf("saved dial %q (%v)", v, err)
+	}
+
 	// Revoke the key (hx-confirm accepted): the row turns revoked and the key
 	// is refused.
 	b.do("revoke key",
