@@ -149,7 +149,7 @@ func Dollars(micros int64) string {
 	sign := ""
 	u := uint64(micros)
 	if micros < 0 {
-		sign, u = "-", uint64(-(micros + 1))+1
+		sign, u = "-", uint64(-(micros+1))+1
 	}
 	frac := strconv.FormatUint(u%1_000_000, 10)
 	for len(frac) < 6 {
