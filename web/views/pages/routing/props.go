@@ -11,7 +11,6 @@ import "github.com/heddle-gw/heddle/web/views/layout"
 type Bundle struct {
 	ID      string
 	Label   string // e.g. "b-123 (3 models, 120 samples)"
-	Created string
 }
 
 // FormProps is the settings form with the values as typed and their errors.
