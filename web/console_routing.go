@@ -36,7 +36,7 @@ func (c *Console) withBundles(ctx *fiber.Ctx, orgID string, f *rview.FormProps) 
 	}
 	for _, b := range bs {
 		f.Bundles = append(f.Bundles, rview.Bundle{
-			ID: b.ID,
+			ID:    b.ID,
 			Label: b.ID + " (" + strconv.Itoa(len(b.Models)) + " models, " + strconv.Itoa(b.Samples) + " samples, " + components.Time(b.CreatedAt) + ")",
 		})
 	}

@@ -9,8 +9,8 @@ import "github.com/heddle-gw/heddle/web/views/layout"
 
 // Bundle is one of the organisation's trained bundles offered by the form.
 type Bundle struct {
-	ID      string
-	Label   string // e.g. "b-123 (3 models, 120 samples)"
+	ID    string
+	Label string // e.g. "b-123 (3 models, 120 samples)"
 }
 
 // FormProps is the settings form with the values as typed and their errors.
