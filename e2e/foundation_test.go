@@ -182,6 +182,25 @@ func TestFoundationJourney(t *testing.T) {
 		t.Errorf("upstream requests = %d after unauthorized calls, want 1", n)
 	}
 
+	// The cost report (CSV, by model) shows the request once the writer flushed.
+	var csv string
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		req, _ := http.NewRequest("GET", in.URL+"/api/v1/reports/cost?group=model&format=csv", nil)
+		req.Header.Set("Authorization", "Bearer "+a.api.token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if csv = string(b); resp.StatusCode == 200 && strings.Contains(csv, "gpt-5-mini,1,") {
+			break
+		}
+	}
+	if !strings.HasPrefix(csv, "model,requests,") || !strings.Contains(csv, "gpt-5-mini,1,0,0,10,5,0.000013,") {
+		t.Errorf("cost report:\n%s", csv)
+	}
+
 	// The credential list never shows the secret.
 	a.api.do("GET", "/api/v1/credentials", nil, 200, nil)
 	in.stop(t)
