@@ -130,3 +130,34 @@ func SortBreakdown(rows []BreakdownRow, by Dimension) {
 
 // Millis truncates t to the precision stores keep and returns it in UTC.
 func Millis(t time.Time) time.Time { return time.UnixMilli(t.UnixMilli()).UTC() }
+
+// ListQuery is a validated ListRequests call: the cleaned organisation and
+// filter, the time range in Unix milliseconds ([FromMs, ToMs)), the cursor
+// (when HasCursor) and the page size.
+type ListQuery struct {
+	OrgID     string
+	Filter    RequestFilter
+	FromMs    int64
+	ToMs      int64
+	Cursor    Cursor
+	HasCursor bool
+	Limit     int
+}
+
+// PrepareList checks and normalises the arguments of ListRequests, the
+// same way for every store: ErrOrgRequired, ErrInvalidRange or
+// ErrInvalidCursor on bad input.
+func PrepareList(orgID string, f RequestFilter, cursor string, limit int) (ListQuery, error) {
+	if err := CheckOrg(orgID); err != nil {
+		return ListQuery{}, err
+	}
+	q := ListQuery{OrgID: CleanText(orgID), Filter: f.Clean(), Limit: PageSize(limit)}
+	var err error
+	if q.FromMs, q.ToMs, err = RangeMillis(q.Filter.From, q.Filter.To); err != nil {
+		return ListQuery{}, err
+	}
+	if q.Cursor, q.HasCursor, err = ParseCursor(cursor); err != nil {
+		return ListQuery{}, err
+	}
+	return q, nil
+}

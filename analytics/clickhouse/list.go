@@ -21,19 +21,11 @@ ttfb_ms, input_tokens, output_tokens, cache_read, cache_write, reasoning, cost_m
 
 // ListRequests implements analytics.Reader.
 func (s *Store) ListRequests(ctx context.Context, orgID string, f analytics.RequestFilter, cursor string, limit int) (analytics.RequestPage, error) {
-	if err := analytics.CheckOrg(orgID); err != nil {
-		return analytics.RequestPage{}, err
-	}
-	orgID, f = analytics.CleanText(orgID), f.Clean()
-	fromMs, toMs, err := analytics.RangeMillis(f.From, f.To)
+	lq, err := analytics.PrepareList(orgID, f, cursor, limit)
 	if err != nil {
 		return analytics.RequestPage{}, err
 	}
-	cur, hasCur, err := analytics.ParseCursor(cursor)
-	if err != nil {
-		return analytics.RequestPage{}, err
-	}
-	limit = analytics.PageSize(limit)
+	orgID, f, fromMs, toMs, cur, hasCur, limit := lq.OrgID, lq.Filter, lq.FromMs, lq.ToMs, lq.Cursor, lq.HasCursor, lq.Limit
 	w := &where{}
 	w.add("org_id = ?", orgID)
 	w.timeRange(fromMs, toMs)

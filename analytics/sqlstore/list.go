@@ -24,19 +24,11 @@ func scoped(q *gorm.DB, orgID string, fromMs, toMs int64) *gorm.DB {
 
 // ListRequests implements analytics.Reader.
 func (s *Store) ListRequests(ctx context.Context, orgID string, f analytics.RequestFilter, cursor string, limit int) (analytics.RequestPage, error) {
-	if err := analytics.CheckOrg(orgID); err != nil {
-		return analytics.RequestPage{}, err
-	}
-	orgID, f = analytics.CleanText(orgID), f.Clean()
-	fromMs, toMs, err := analytics.RangeMillis(f.From, f.To)
+	lq, err := analytics.PrepareList(orgID, f, cursor, limit)
 	if err != nil {
 		return analytics.RequestPage{}, err
 	}
-	cur, hasCur, err := analytics.ParseCursor(cursor)
-	if err != nil {
-		return analytics.RequestPage{}, err
-	}
-	limit = analytics.PageSize(limit)
+	orgID, f, fromMs, toMs, cur, hasCur, limit := lq.OrgID, lq.Filter, lq.FromMs, lq.ToMs, lq.Cursor, lq.HasCursor, lq.Limit
 	q := scoped(s.db.WithContext(ctx).Model(&requestRow{}), orgID, fromMs, toMs)
 	q = filterRequests(q, f)
 	if hasCur {
