@@ -340,6 +340,9 @@ func TestConsoleJourney(t *testing.T) {
 	if got := b.text("attempt-index"); got != "0" {
 		t.Errorf("attempt index %q", got)
 	}
+	if tl, err := chromedp.Run(b.ctx, chromedp.FullScreenshot(100)); err == nil && bytes.HasPrefix(tl, []byte("\x89PNG")) {
+		_ = os.WriteFile(filepath.Join(os.TempDir(), "heddle-e2e-timeline.png"), tl, 0o644)
+	}
 
 	// The dashboard counts it; screenshot it.
 	b.do("dashboard", chromedp.Click(tid("nav-dashboard")), chromedp.WaitVisible(tid("chart-spend-savings")))
