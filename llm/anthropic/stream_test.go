@@ -10,6 +10,7 @@ import (
 	"testing"
 	"testing/iotest"
 
+	"github.com/heddle-gw/heddle/internal/golden"
 	"github.com/heddle-gw/heddle/llm"
 )
 
@@ -45,14 +46,14 @@ func viewEvents(evs []llm.Event, end error) []any {
 }
 
 func TestStreamDecodeGoldens(t *testing.T) {
-	for _, f := range fixtures(t, "testdata/streams/*.sse") {
+	for _, f := range golden.Glob(t, "testdata/streams/*.sse") {
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			in, err := os.ReadFile(f)
 			if err != nil {
 				t.Fatal(err)
 			}
 			evs, end := drain(New().NewStreamDecoder(bytes.NewReader(in)))
-			golden(t, goldenPath(f, ".events.golden"), dump(t, viewEvents(evs, end)))
+			golden.Check(t, golden.Beside(f, ".events.golden"), dump(t, viewEvents(evs, end)))
 
 			// Byte-wise delivery gives the same events.
 			evs2, end2 := drain(New().NewStreamDecoder(iotest.OneByteReader(bytes.NewReader(in))))
@@ -209,7 +210,7 @@ func TestStreamEncodeGoldens(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			golden(t, filepath.Join("testdata", "encode", tt.name+".sse.golden"), out.Bytes())
+			golden.Check(t, filepath.Join("testdata", "encode", tt.name+".sse.golden"), out.Bytes())
 			// What the encoder writes, the decoder reads without error.
 			evs, err := drain(New().NewStreamDecoder(bytes.NewReader(out.Bytes())))
 			if err != io.EOF {

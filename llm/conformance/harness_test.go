@@ -3,21 +3,19 @@ package conformance
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/heddle-gw/heddle/internal/golden"
 	"github.com/heddle-gw/heddle/llm"
 	"github.com/heddle-gw/heddle/llm/anthropic"
 	"github.com/heddle-gw/heddle/llm/gemini"
 	"github.com/heddle-gw/heddle/llm/openaichat"
 	"github.com/heddle-gw/heddle/llm/responses"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata")
 
 // fixedNow is the clock of the codecs under test, so goldens are stable.
 var fixedNow = time.Unix(1764403200, 0)
@@ -106,23 +104,10 @@ func decodeRequest(t *testing.T, f llm.Format, body []byte) *llm.Request {
 	return req
 }
 
-// golden compares got with testdata/<path>, or rewrites it under -update.
-func golden(t *testing.T, path string, got []byte) {
+// checkGolden compares got with testdata/<path>, or rewrites it under -update.
+func checkGolden(t *testing.T, path string, got []byte) {
 	t.Helper()
-	path = filepath.Join("testdata", path)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("read golden (run with -update to create it): %v", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file:\n--- got\n%s\n--- want\n%s", path, got, want)
-	}
+	golden.Check(t, filepath.Join("testdata", path), got)
 }
 
 // indent pretty-prints a JSON body for its golden file; it changes only

@@ -72,7 +72,7 @@ func TestRequestMatrix(t *testing.T) {
 			if err != nil {
 				t.Fatalf("encode for %s: %v", p.up, err)
 			}
-			golden(t, "request/"+p.String()+".json", indent(t, body))
+			checkGolden(t, "request/"+p.String()+".json", indent(t, body))
 
 			dst, err := newCodec(p.up).DecodeRequest(body)
 			if err != nil {

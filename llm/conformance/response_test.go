@@ -82,7 +82,7 @@ func TestResponseMatrix(t *testing.T) {
 			if err != nil {
 				t.Fatalf("encode for a %s caller: %v", p.in, err)
 			}
-			golden(t, "response/"+name+".json", indent(t, body))
+			checkGolden(t, "response/"+name+".json", indent(t, body))
 
 			dst, err := newCodec(p.in).DecodeResponse(body)
 			if err != nil {

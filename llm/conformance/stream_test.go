@@ -183,7 +183,7 @@ func TestStreamMatrix(t *testing.T) {
 					t.Fatalf("encode %s for a %s caller: %v", e.Type, p.in, err)
 				}
 			}
-			golden(t, "stream/"+name+".sse", out.Bytes())
+			checkGolden(t, "stream/"+name+".sse", out.Bytes())
 
 			got := viewOf(t, readEvents(t, newCodec(p.in).NewStreamDecoder(bytes.NewReader(out.Bytes()))))
 			if want := wantStream(p.up, p.in); !reflect.DeepEqual(got, want) {

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/heddle-gw/heddle/internal/golden"
 	"github.com/heddle-gw/heddle/llm"
 )
 
@@ -54,7 +55,7 @@ func TestEncodeRequestFromAnthropic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "testdata/encode/anthropic_style.golden", pretty(t, body))
+	golden.Check(t, "testdata/encode/anthropic_style.golden", golden.Indent(t, body))
 
 	var got struct {
 		Contents []struct {

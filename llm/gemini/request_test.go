@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/heddle-gw/heddle/internal/golden"
 	"github.com/heddle-gw/heddle/llm"
 )
 
@@ -15,19 +17,19 @@ import (
 // encoded body must decode again.
 func TestRequestGolden(t *testing.T) {
 	c := New()
-	for _, path := range fixtures(t, "requests", ".json") {
+	for _, path := range golden.Glob(t, filepath.Join("testdata", "requests", "*.json")) {
 		t.Run(path, func(t *testing.T) {
-			req, err := c.DecodeRequest(read(t, path))
+			req, err := c.DecodeRequest(golden.Read(t, path))
 			if err != nil {
 				t.Fatalf("DecodeRequest: %v", err)
 			}
-			golden(t, goldenPath(path, ".canonical.golden"), canonical(t, req))
+			golden.Check(t, golden.Beside(path, ".canonical.golden"), canonical(t, req))
 			req.Model = "gemini-2.5-pro"
 			body, err := c.EncodeRequest(req)
 			if err != nil {
 				t.Fatalf("EncodeRequest: %v", err)
 			}
-			golden(t, goldenPath(path, ".encoded.golden"), pretty(t, body))
+			golden.Check(t, golden.Beside(path, ".encoded.golden"), golden.Indent(t, body))
 			if _, err := c.DecodeRequest(body); err != nil {
 				t.Fatalf("encoded request does not decode: %v", err)
 			}
@@ -37,7 +39,7 @@ func TestRequestGolden(t *testing.T) {
 
 // TestDecodeRequestFields pins the tool-turn fixture field by field.
 func TestDecodeRequestFields(t *testing.T) {
-	req, err := New().DecodeRequest(read(t, "testdata/requests/tool_turn.json"))
+	req, err := New().DecodeRequest(golden.Read(t, "testdata/requests/tool_turn.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +103,7 @@ func TestDecodeRequestFields(t *testing.T) {
 
 // TestDecodeRequestSnakeCase reads the snake_case spelling of the REST API.
 func TestDecodeRequestSnakeCase(t *testing.T) {
-	req, err := New().DecodeRequest(read(t, "testdata/requests/snake_case.json"))
+	req, err := New().DecodeRequest(golden.Read(t, "testdata/requests/snake_case.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +128,7 @@ func TestDecodeRequestSnakeCase(t *testing.T) {
 
 // TestDecodeRequestCallIDs checks id synthesis and name+order matching.
 func TestDecodeRequestCallIDs(t *testing.T) {
-	req, err := New().DecodeRequest(read(t, "testdata/requests/parallel_calls.json"))
+	req, err := New().DecodeRequest(golden.Read(t, "testdata/requests/parallel_calls.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,11 +3,13 @@ package gemini
 import (
 	"bytes"
 	"errors"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 	"testing/iotest"
 
+	"github.com/heddle-gw/heddle/internal/golden"
 	"github.com/heddle-gw/heddle/llm"
 )
 
@@ -15,15 +17,15 @@ import (
 // cleanly the events' Raw frames must rebuild the input byte for byte.
 func TestStreamDecodeGolden(t *testing.T) {
 	wantErr := map[string]error{"truncated.sse": ErrTruncated}
-	for _, path := range fixtures(t, "streams", ".sse") {
+	for _, path := range golden.Glob(t, filepath.Join("testdata", "streams", "*.sse")) {
 		t.Run(path, func(t *testing.T) {
-			in := read(t, path)
+			in := golden.Read(t, path)
 			events, err := collect(New().NewStreamDecoder(iotest.HalfReader(bytes.NewReader(in))))
 			name := path[strings.LastIndex(path, "/")+1:]
 			if !errors.Is(err, wantErr[name]) {
 				t.Fatalf("err = %v, want %v", err, wantErr[name])
 			}
-			golden(t, goldenPath(path, ".events.golden"), dumpEvents(t, events))
+			golden.Check(t, golden.Beside(path, ".events.golden"), dumpEvents(t, events))
 			if err != nil {
 				return
 			}
@@ -40,7 +42,7 @@ func TestStreamDecodeGolden(t *testing.T) {
 
 // TestStreamDecodeEvents pins the events of the thinking and tool stream.
 func TestStreamDecodeEvents(t *testing.T) {
-	events, err := collect(New().NewStreamDecoder(bytes.NewReader(read(t, "testdata/streams/thinking_tool.sse"))))
+	events, err := collect(New().NewStreamDecoder(bytes.NewReader(golden.Read(t, "testdata/streams/thinking_tool.sse"))))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +75,7 @@ func TestStreamDecodeEvents(t *testing.T) {
 
 // TestStreamDecodeError checks an error chunk ends the stream as an error event.
 func TestStreamDecodeError(t *testing.T) {
-	events, err := collect(New().NewStreamDecoder(bytes.NewReader(read(t, "testdata/streams/error.sse"))))
+	events, err := collect(New().NewStreamDecoder(bytes.NewReader(golden.Read(t, "testdata/streams/error.sse"))))
 	if err != nil {
 		t.Fatal(err)
 	}

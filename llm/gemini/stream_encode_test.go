@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/heddle-gw/heddle/internal/golden"
 	"github.com/heddle-gw/heddle/llm"
 	"github.com/heddle-gw/heddle/llm/sse"
 )
@@ -90,7 +91,7 @@ func TestStreamEncodeGolden(t *testing.T) {
 	for _, tc := range streamCases {
 		t.Run(tc.name, func(t *testing.T) {
 			out := encodeEvents(t, tc.events)
-			golden(t, "testdata/encode/stream_"+tc.name+".sse.golden", out)
+			golden.Check(t, "testdata/encode/stream_"+tc.name+".sse.golden", out)
 			if err := validateStream(out); err != nil {
 				t.Errorf("invalid Gemini stream: %v\n%s", err, out)
 			}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/heddle-gw/heddle/internal/golden"
 	"github.com/heddle-gw/heddle/llm"
 	"github.com/heddle-gw/heddle/llm/anthropic"
 )
@@ -34,27 +35,27 @@ func crossName(fixture, to string) string {
 }
 
 func TestCrossRequests(t *testing.T) {
-	for _, f := range fixtures(t, "../anthropic/testdata/requests/*.json") {
+	for _, f := range golden.Glob(t, "../anthropic/testdata/requests/*.json") {
 		t.Run("anthropic to chat/"+filepath.Base(f), func(t *testing.T) {
 			req := readAndDecode(t, f, anthropic.New().DecodeRequest)
 			out, err := testCodec().EncodeRequest(req)
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden(t, crossName(f, "anthropic-to-chat"), indent(t, out))
+			golden.Check(t, crossName(f, "anthropic-to-chat"), golden.Indent(t, out))
 			if _, err := New().DecodeRequest(out); err != nil {
 				t.Errorf("translation does not decode: %v", err)
 			}
 		})
 	}
-	for _, f := range fixtures(t, "testdata/requests/*.json") {
+	for _, f := range golden.Glob(t, "testdata/requests/*.json") {
 		t.Run("chat to anthropic/"+filepath.Base(f), func(t *testing.T) {
 			req := readAndDecode(t, f, New().DecodeRequest)
 			out, err := anthropicCodec().EncodeRequest(req)
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden(t, crossName(f, "chat-to-anthropic"), indent(t, out))
+			golden.Check(t, crossName(f, "chat-to-anthropic"), golden.Indent(t, out))
 			if _, err := anthropic.New().DecodeRequest(out); err != nil {
 				t.Errorf("translation does not decode: %v", err)
 			}
@@ -127,24 +128,24 @@ func TestCrossToolIDs(t *testing.T) {
 }
 
 func TestCrossResponses(t *testing.T) {
-	for _, f := range fixtures(t, "../anthropic/testdata/responses/*.json") {
+	for _, f := range golden.Glob(t, "../anthropic/testdata/responses/*.json") {
 		t.Run("anthropic to chat/"+filepath.Base(f), func(t *testing.T) {
 			r := readAndDecode(t, f, anthropic.New().DecodeResponse)
 			out, err := testCodec().EncodeResponse(r)
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden(t, crossName(f, "anthropic-to-chat"), indent(t, out))
+			golden.Check(t, crossName(f, "anthropic-to-chat"), golden.Indent(t, out))
 		})
 	}
-	for _, f := range fixtures(t, "testdata/responses/*.json") {
+	for _, f := range golden.Glob(t, "testdata/responses/*.json") {
 		t.Run("chat to anthropic/"+filepath.Base(f), func(t *testing.T) {
 			r := readAndDecode(t, f, New().DecodeResponse)
 			out, err := anthropicCodec().EncodeResponse(r)
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden(t, crossName(f, "chat-to-anthropic"), indent(t, out))
+			golden.Check(t, crossName(f, "chat-to-anthropic"), golden.Indent(t, out))
 			back, err := anthropic.New().DecodeResponse(out)
 			if err != nil {
 				t.Fatal(err)
@@ -157,7 +158,7 @@ func TestCrossResponses(t *testing.T) {
 }
 
 func TestCrossStreams(t *testing.T) {
-	for _, f := range fixtures(t, "../anthropic/testdata/streams/*.sse") {
+	for _, f := range golden.Glob(t, "../anthropic/testdata/streams/*.sse") {
 		t.Run("anthropic to chat/"+filepath.Base(f), func(t *testing.T) {
 			in, err := os.ReadFile(f)
 			if err != nil {
@@ -165,10 +166,10 @@ func TestCrossStreams(t *testing.T) {
 			}
 			var out bytes.Buffer
 			end := pipe(anthropic.New().NewStreamDecoder(bytes.NewReader(in)), testCodec().NewUsageStreamEncoder(&out, true))
-			golden(t, crossName(f, "anthropic-to-chat"), append(out.Bytes(), []byte("# end: "+end.Error()+"\n")...))
+			golden.Check(t, crossName(f, "anthropic-to-chat"), append(out.Bytes(), []byte("# end: "+end.Error()+"\n")...))
 		})
 	}
-	for _, f := range fixtures(t, "testdata/streams/*.sse") {
+	for _, f := range golden.Glob(t, "testdata/streams/*.sse") {
 		t.Run("chat to anthropic/"+filepath.Base(f), func(t *testing.T) {
 			in, err := os.ReadFile(f)
 			if err != nil {
@@ -176,7 +177,7 @@ func TestCrossStreams(t *testing.T) {
 			}
 			var out bytes.Buffer
 			end := pipe(New().NewStreamDecoder(bytes.NewReader(in)), anthropicCodec().NewStreamEncoder(&out))
-			golden(t, crossName(f, "chat-to-anthropic"), append(out.Bytes(), []byte("# end: "+end.Error()+"\n")...))
+			golden.Check(t, crossName(f, "chat-to-anthropic"), append(out.Bytes(), []byte("# end: "+end.Error()+"\n")...))
 		})
 	}
 }

@@ -3,36 +3,12 @@ package openaichat
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/heddle-gw/heddle/llm"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata")
-
-// golden compares got with the file at path, or rewrites it under -update.
-func golden(t *testing.T, path string, got []byte) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("read golden (run with -update to create it): %v", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file:\n--- got\n%s\n--- want\n%s", path, got, want)
-	}
-}
 
 // testCodec returns a codec whose generated ids count up and whose clock
 // is stopped.
@@ -99,29 +75,6 @@ func isEmpty(v any) bool {
 		return len(x) == 0
 	}
 	return false
-}
-
-func indent(t *testing.T, b []byte) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	if err := json.Indent(&buf, b, "", "  "); err != nil {
-		t.Fatalf("output is not JSON: %v\n%s", err, b)
-	}
-	return append(buf.Bytes(), '\n')
-}
-
-func fixtures(t *testing.T, pattern string) []string {
-	t.Helper()
-	files, err := filepath.Glob(pattern)
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no fixtures match %s", pattern)
-	}
-	return files
-}
-
-// goldenPath names a golden file beside a fixture.
-func goldenPath(fixture, suffix string) string {
-	return strings.TrimSuffix(fixture, filepath.Ext(fixture)) + suffix
 }
 
 // normalizeRequest compacts the JSON text a round trip may re-space.

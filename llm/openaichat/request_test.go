@@ -7,11 +7,12 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/heddle-gw/heddle/internal/golden"
 	"github.com/heddle-gw/heddle/llm"
 )
 
 func TestRequestGoldens(t *testing.T) {
-	for _, f := range fixtures(t, "testdata/requests/*.json") {
+	for _, f := range golden.Glob(t, "testdata/requests/*.json") {
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			c := testCodec()
 			body, err := os.ReadFile(f)
@@ -22,12 +23,12 @@ func TestRequestGoldens(t *testing.T) {
 			if err != nil {
 				t.Fatalf("DecodeRequest: %v", err)
 			}
-			golden(t, goldenPath(f, ".canonical.golden"), dump(t, req))
+			golden.Check(t, golden.Beside(f, ".canonical.golden"), dump(t, req))
 			enc, err := c.EncodeRequest(req)
 			if err != nil {
 				t.Fatalf("EncodeRequest: %v", err)
 			}
-			golden(t, goldenPath(f, ".encoded.golden"), indent(t, enc))
+			golden.Check(t, golden.Beside(f, ".encoded.golden"), golden.Indent(t, enc))
 			again, err := c.DecodeRequest(enc)
 			if err != nil {
 				t.Fatalf("DecodeRequest(encoded): %v", err)

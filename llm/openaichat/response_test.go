@@ -7,11 +7,12 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/heddle-gw/heddle/internal/golden"
 	"github.com/heddle-gw/heddle/llm"
 )
 
 func TestResponseGoldens(t *testing.T) {
-	for _, f := range fixtures(t, "testdata/responses/*.json") {
+	for _, f := range golden.Glob(t, "testdata/responses/*.json") {
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			c := testCodec()
 			body, err := os.ReadFile(f)
@@ -22,12 +23,12 @@ func TestResponseGoldens(t *testing.T) {
 			if err != nil {
 				t.Fatalf("DecodeResponse: %v", err)
 			}
-			golden(t, goldenPath(f, ".canonical.golden"), dump(t, resp))
+			golden.Check(t, golden.Beside(f, ".canonical.golden"), dump(t, resp))
 			enc, err := c.EncodeResponse(resp)
 			if err != nil {
 				t.Fatalf("EncodeResponse: %v", err)
 			}
-			golden(t, goldenPath(f, ".encoded.golden"), indent(t, enc))
+			golden.Check(t, golden.Beside(f, ".encoded.golden"), golden.Indent(t, enc))
 			again, err := c.DecodeResponse(enc)
 			if err != nil {
 				t.Fatalf("DecodeResponse(encoded): %v", err)

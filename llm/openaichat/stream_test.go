@@ -11,6 +11,7 @@ import (
 	"testing/iotest"
 	"time"
 
+	"github.com/heddle-gw/heddle/internal/golden"
 	"github.com/heddle-gw/heddle/llm"
 )
 
@@ -44,14 +45,14 @@ func viewEvents(evs []llm.Event, end error) []any {
 }
 
 func TestStreamDecodeGoldens(t *testing.T) {
-	for _, f := range fixtures(t, "testdata/streams/*.sse") {
+	for _, f := range golden.Glob(t, "testdata/streams/*.sse") {
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			in, err := os.ReadFile(f)
 			if err != nil {
 				t.Fatal(err)
 			}
 			evs, end := drain(testCodec().NewStreamDecoder(bytes.NewReader(in)))
-			golden(t, goldenPath(f, ".events.golden"), dump(t, viewEvents(evs, end)))
+			golden.Check(t, golden.Beside(f, ".events.golden"), dump(t, viewEvents(evs, end)))
 			evs2, end2 := drain(testCodec().NewStreamDecoder(iotest.OneByteReader(bytes.NewReader(in))))
 			if !bytes.Equal(dump(t, viewEvents(evs, end)), dump(t, viewEvents(evs2, end2))) {
 				t.Error("one-byte reads decode differently")
@@ -232,7 +233,7 @@ func TestStreamEncodeGoldens(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			golden(t, filepath.Join("testdata", "encode", tt.name+".sse.golden"), out.Bytes())
+			golden.Check(t, filepath.Join("testdata", "encode", tt.name+".sse.golden"), out.Bytes())
 			evs, err := drain(New().NewStreamDecoder(bytes.NewReader(out.Bytes())))
 			if err != io.EOF && !strings.HasPrefix(tt.name, "error") {
 				t.Fatalf("decoding the encoded stream ended with %v", err)

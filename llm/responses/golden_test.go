@@ -3,58 +3,10 @@ package responses
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/heddle-gw/heddle/llm"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata")
-
-// golden compares got with the file at path, or rewrites it with -update.
-func golden(t *testing.T, path string, got []byte) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("read golden %s: %v (run go test -update to create it)", path, err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file:\n--- got ---\n%s\n--- want ---\n%s", path, got, want)
-	}
-}
-
-// fixtures lists testdata/dir/*ext, failing when there are none.
-func fixtures(t *testing.T, dir, ext string) []string {
-	t.Helper()
-	paths, err := filepath.Glob(filepath.Join("testdata", dir, "*"+ext))
-	if err != nil || len(paths) == 0 {
-		t.Fatalf("no fixtures in testdata/%s: %v", dir, err)
-	}
-	return paths
-}
-
-// goldenPath derives the golden file of a fixture.
-func goldenPath(fixture, suffix string) string {
-	return strings.TrimSuffix(fixture, filepath.Ext(fixture)) + suffix
-}
-
-func read(t *testing.T, path string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
 
 // pretty indents a JSON document.
 func pretty(t *testing.T, b []byte) []byte {

@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/heddle-gw/heddle/internal/golden"
 	"github.com/heddle-gw/heddle/llm"
 )
 
@@ -53,7 +54,7 @@ func TestEncodeRequestFromAnthropic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "testdata/encode/anthropic_style.golden", pretty(t, body))
+	golden.Check(t, "testdata/encode/anthropic_style.golden", pretty(t, body))
 
 	var got struct {
 		Instructions string `json:"instructions"`

@@ -3,10 +3,12 @@ package responses
 import (
 	"encoding/json"
 	"errors"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/heddle-gw/heddle/internal/golden"
 	"github.com/heddle-gw/heddle/llm"
 )
 
@@ -14,18 +16,18 @@ import (
 // and checks both against golden files; the encoded body must decode again.
 func TestRequestGolden(t *testing.T) {
 	c := New()
-	for _, path := range fixtures(t, "requests", ".json") {
+	for _, path := range golden.Glob(t, filepath.Join("testdata", "requests", "*.json")) {
 		t.Run(path, func(t *testing.T) {
-			req, err := c.DecodeRequest(read(t, path))
+			req, err := c.DecodeRequest(golden.Read(t, path))
 			if err != nil {
 				t.Fatalf("DecodeRequest: %v", err)
 			}
-			golden(t, goldenPath(path, ".canonical.golden"), canonical(t, req))
+			golden.Check(t, golden.Beside(path, ".canonical.golden"), canonical(t, req))
 			body, err := c.EncodeRequest(req)
 			if err != nil {
 				t.Fatalf("EncodeRequest: %v", err)
 			}
-			golden(t, goldenPath(path, ".encoded.golden"), pretty(t, body))
+			golden.Check(t, golden.Beside(path, ".encoded.golden"), pretty(t, body))
 			if _, err := c.DecodeRequest(body); err != nil {
 				t.Fatalf("encoded request does not decode: %v", err)
 			}
@@ -35,7 +37,7 @@ func TestRequestGolden(t *testing.T) {
 
 // TestDecodeRequestFields pins the mapping of the Codex fixture field by field.
 func TestDecodeRequestFields(t *testing.T) {
-	req, err := New().DecodeRequest(read(t, "testdata/requests/codex_tool_turn.json"))
+	req, err := New().DecodeRequest(golden.Read(t, "testdata/requests/codex_tool_turn.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +84,7 @@ func TestDecodeRequestFields(t *testing.T) {
 
 // TestDecodeRequestOptions covers the sampling, format and choice members.
 func TestDecodeRequestOptions(t *testing.T) {
-	req, err := New().DecodeRequest(read(t, "testdata/requests/string_input_json_schema.json"))
+	req, err := New().DecodeRequest(golden.Read(t, "testdata/requests/string_input_json_schema.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +108,7 @@ func TestDecodeRequestOptions(t *testing.T) {
 
 // TestDecodeRequestContent covers images, files and multi-turn history.
 func TestDecodeRequestContent(t *testing.T) {
-	req, err := New().DecodeRequest(read(t, "testdata/requests/image_file.json"))
+	req, err := New().DecodeRequest(golden.Read(t, "testdata/requests/image_file.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +124,7 @@ func TestDecodeRequestContent(t *testing.T) {
 		t.Errorf("content = %+v\nwant %+v", req.Messages[0].Content, want)
 	}
 
-	multi, err := New().DecodeRequest(read(t, "testdata/requests/multi_turn.json"))
+	multi, err := New().DecodeRequest(golden.Read(t, "testdata/requests/multi_turn.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

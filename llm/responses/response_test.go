@@ -3,27 +3,29 @@ package responses
 import (
 	"encoding/json"
 	"errors"
+	"path/filepath"
 	"reflect"
 	"testing"
 
+	"github.com/heddle-gw/heddle/internal/golden"
 	"github.com/heddle-gw/heddle/llm"
 )
 
 // TestResponseGolden decodes every response fixture and encodes it again.
 func TestResponseGolden(t *testing.T) {
 	c := New()
-	for _, path := range fixtures(t, "responses", ".json") {
+	for _, path := range golden.Glob(t, filepath.Join("testdata", "responses", "*.json")) {
 		t.Run(path, func(t *testing.T) {
-			resp, err := c.DecodeResponse(read(t, path))
+			resp, err := c.DecodeResponse(golden.Read(t, path))
 			if err != nil {
 				t.Fatalf("DecodeResponse: %v", err)
 			}
-			golden(t, goldenPath(path, ".canonical.golden"), canonical(t, resp))
+			golden.Check(t, golden.Beside(path, ".canonical.golden"), canonical(t, resp))
 			body, err := c.EncodeResponse(resp)
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden(t, goldenPath(path, ".encoded.golden"), pretty(t, body))
+			golden.Check(t, golden.Beside(path, ".encoded.golden"), pretty(t, body))
 			again, err := c.DecodeResponse(body)
 			if err != nil {
 				t.Fatalf("encoded response does not decode: %v", err)
@@ -63,7 +65,7 @@ func TestDecodeResponseFields(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
-			r, err := New().DecodeResponse(read(t, "testdata/responses/"+tt.file))
+			r, err := New().DecodeResponse(golden.Read(t, "testdata/responses/"+tt.file))
 			if err != nil {
 				t.Fatal(err)
 			}

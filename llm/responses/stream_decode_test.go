@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 	"testing/iotest"
 
+	"github.com/heddle-gw/heddle/internal/golden"
 	"github.com/heddle-gw/heddle/llm"
 )
 
@@ -35,15 +37,15 @@ func collect(d llm.StreamDecoder) ([]llm.Event, error) {
 // same-format fast path forwards exactly those bytes.
 func TestStreamDecodeGolden(t *testing.T) {
 	wantErr := map[string]error{"truncated.sse": ErrTruncated}
-	for _, path := range fixtures(t, "streams", ".sse") {
+	for _, path := range golden.Glob(t, filepath.Join("testdata", "streams", "*.sse")) {
 		t.Run(path, func(t *testing.T) {
-			in := read(t, path)
+			in := golden.Read(t, path)
 			events, err := collect(New().NewStreamDecoder(iotest.HalfReader(bytes.NewReader(in))))
 			name := path[strings.LastIndex(path, "/")+1:]
 			if !errors.Is(err, wantErr[name]) {
 				t.Fatalf("err = %v, want %v", err, wantErr[name])
 			}
-			golden(t, goldenPath(path, ".events.golden"), dumpEvents(t, events))
+			golden.Check(t, golden.Beside(path, ".events.golden"), dumpEvents(t, events))
 			if err != nil {
 				return
 			}
@@ -60,7 +62,7 @@ func TestStreamDecodeGolden(t *testing.T) {
 
 // TestStreamDecodeEvents pins the canonical events of the tool stream.
 func TestStreamDecodeEvents(t *testing.T) {
-	events, err := collect(New().NewStreamDecoder(bytes.NewReader(read(t, "testdata/streams/reasoning_tool.sse"))))
+	events, err := collect(New().NewStreamDecoder(bytes.NewReader(golden.Read(t, "testdata/streams/reasoning_tool.sse"))))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +105,7 @@ func TestStreamDecodeTerminal(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
-			events, err := collect(New().NewStreamDecoder(bytes.NewReader(read(t, "testdata/streams/"+tt.file))))
+			events, err := collect(New().NewStreamDecoder(bytes.NewReader(golden.Read(t, "testdata/streams/"+tt.file))))
 			if err != nil {
 				t.Fatal(err)
 			}

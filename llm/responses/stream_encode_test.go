@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/heddle-gw/heddle/internal/golden"
 	"github.com/heddle-gw/heddle/llm"
 	"github.com/heddle-gw/heddle/llm/sse"
 )
@@ -93,7 +94,7 @@ func TestStreamEncodeGolden(t *testing.T) {
 	for _, tc := range streamCases {
 		t.Run(tc.name, func(t *testing.T) {
 			out := encodeEvents(t, tc.events)
-			golden(t, "testdata/encode/stream_"+tc.name+".sse.golden", out)
+			golden.Check(t, "testdata/encode/stream_"+tc.name+".sse.golden", out)
 			if err := validateStream(out); err != nil {
 				t.Errorf("invalid Responses stream: %v\n%s", err, out)
 			}
