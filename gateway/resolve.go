@@ -51,7 +51,8 @@ func isAuto(name string) bool {
 // resolve decides the model for req: the requested one (explicit), or the
 // router's choice for "auto" and for route-all keys, where the requested
 // model is the quality ceiling and the savings baseline.
-func (s *Service) resolve(ctx context.Context, c Caller, h http.Header, req *llm.Request, settings routing.OrgSettings) (*resolution, error) {
+func (s *Service) resolve(ctx context.Context, c Caller, h http.Header, req *llm.Request, org orgRouting) (*resolution, error) {
+	settings := org.settings
 	if req.Model == "" {
 		return nil, &FieldError{Field: "model", Err: fmt.Errorf("%w: model is required", ErrUnknownModel)}
 	}
@@ -60,7 +61,7 @@ func (s *Service) resolve(ctx context.Context, c Caller, h http.Header, req *llm
 		if err != nil {
 			return nil, fmt.Errorf("gateway: baseline model %q: %w", s.d.BaselineModel, err)
 		}
-		return s.route(ctx, c, h, req, base, 0, "auto", settings)
+		return s.route(ctx, c, h, req, base, 0, "auto", org)
 	}
 	model, err := s.d.Catalog.Lookup(req.Model)
 	if err != nil {
@@ -70,7 +71,7 @@ func (s *Service) resolve(ctx context.Context, c Caller, h http.Header, req *llm
 		return nil, &FieldError{Field: "model", Err: fmt.Errorf("%w: %q", ErrModelNotAllowed, model.ID)}
 	}
 	if c.Policy == "route-all" {
-		return s.route(ctx, c, h, req, model, model.Tier, "route-all", settings)
+		return s.route(ctx, c, h, req, model, model.Tier, "route-all", org)
 	}
 	plan, err := s.planFor(model)
 	if err != nil {
@@ -83,11 +84,11 @@ func (s *Service) resolve(ctx context.Context, c Caller, h http.Header, req *llm
 }
 
 // route asks the router, within the ceiling tier (0: none).
-func (s *Service) route(ctx context.Context, c Caller, h http.Header, req *llm.Request, baseline catalog.Model, ceiling catalog.Tier, policy string, settings routing.OrgSettings) (*resolution, error) {
-	router, _, err := s.routerFor(ctx, c.OrgID)
-	if err != nil {
-		return nil, err
+func (s *Service) route(ctx context.Context, c Caller, h http.Header, req *llm.Request, baseline catalog.Model, ceiling catalog.Tier, policy string, org orgRouting) (*resolution, error) {
+	if org.err != nil {
+		return nil, org.err // routed turns fail closed
 	}
+	router, settings := org.router, org.settings
 	pol := settings.Policy()
 	pol.Ceiling = ceiling
 	if s.d.Providers != nil {
@@ -167,16 +168,36 @@ func (r *resolution) summary() string {
 		r.decision.BundleID, r.decision.BundleRevision, r.session.planSummary())
 }
 
-// routerFor is the organisation's router and settings: from the Routers
+// orgRouting is an organisation's router and routing settings, read once
+// per turn. When they could not be read, err is set (it wraps
+// routing.ErrUnavailable): routed turns fail closed on it, explicit turns go
+// on with default settings and the cache bypassed.
+type orgRouting struct {
+	router   Router
+	settings routing.OrgSettings
+	err      error
+	// unknown says the settings could not be read (not merely that no
+	// router exists), so the cache is bypassed to be safe.
+	unknown bool
+}
+
+// cacheBypass says whether the turn must skip the response cache.
+func (o orgRouting) cacheBypass() bool { return o.unknown || o.settings.CacheBypass }
+
+// routingFor reads the organisation's router and settings: from the Routers
 // source when set, else the single Router with default settings.
-func (s *Service) routerFor(ctx context.Context, orgID string) (Router, routing.OrgSettings, error) {
+func (s *Service) routingFor(ctx context.Context, orgID string) orgRouting {
 	if s.d.Routers != nil {
-		return s.d.Routers.For(ctx, orgID)
+		r, st, err := s.d.Routers.For(ctx, orgID)
+		if err != nil {
+			return orgRouting{err: err, unknown: true}
+		}
+		return orgRouting{router: r, settings: st}
 	}
 	if s.d.Router == nil {
-		return nil, routing.OrgSettings{}, fmt.Errorf("%w: %w", routing.ErrUnavailable, routing.ErrNoBundle)
+		return orgRouting{err: fmt.Errorf("%w: %w", routing.ErrUnavailable, routing.ErrNoBundle)}
 	}
-	return s.d.Router, routing.OrgSettings{}, nil
+	return orgRouting{router: s.d.Router}
 }
 
 // allowed applies the organisation's allow and deny lists to an explicitly

@@ -79,7 +79,7 @@ func TestResolve(t *testing.T) {
 				d.Router = tt.router
 			}
 			s := NewService(d)
-			res, err := s.resolve(context.Background(), tt.caller, nil, userReq(tt.model, "write a haiku"), routing.OrgSettings{})
+			res, err := s.resolve(context.Background(), tt.caller, nil, userReq(tt.model, "write a haiku"), s.routingFor(context.Background(), "org"))
 			if !errors.Is(err, tt.wantErr) {
 				t.Fatalf("err = %v, want %v", err, tt.wantErr)
 			}

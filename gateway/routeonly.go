@@ -38,8 +38,7 @@ func (s *Service) Route(ctx context.Context, c Caller, f llm.Format, body []byte
 	if f == llm.FormatGemini {
 		req.Model = pathModel
 	}
-	settings, _ := s.orgSettings(ctx, c.OrgID)
-	r, err := s.resolve(ctx, c, nil, req, settings)
+	r, err := s.resolve(ctx, c, nil, req, s.routingFor(ctx, c.OrgID))
 	if err != nil {
 		return nil, err
 	}

@@ -89,7 +89,8 @@ func (s *Service) serve(ctx context.Context, t *Turn, out Output, rec *analytics
 		req.Model, req.Stream = t.PathModel, t.PathStream
 	}
 	rec.Stream, rec.RequestedModel, rec.User = req.Stream, req.Model, req.User
-	settings, bypass := s.orgSettings(ctx, t.Caller.OrgID)
+	org := s.routingFor(ctx, t.Caller.OrgID)
+	bypass := org.cacheBypass()
 	scope := routing.CacheScope{OrgID: t.Caller.OrgID, KeyID: t.Caller.KeyID, User: req.User, Format: t.Format}
 	entry, hit, err := s.d.Cache.Lookup(ctx, routing.LookupInput{Scope: scope, Request: req, Header: t.Header, Bypass: bypass})
 	if err != nil {
@@ -98,7 +99,7 @@ func (s *Service) serve(ctx context.Context, t *Turn, out Output, rec *analytics
 	if hit.Kind == routing.HitExact || hit.Kind == routing.HitSemantic {
 		return s.serveCached(t, req, codec, entry, hit, out, rec)
 	}
-	res, err := s.resolve(ctx, t.Caller, t.Header, req, settings)
+	res, err := s.resolve(ctx, t.Caller, t.Header, req, org)
 	if err != nil {
 		return err
 	}
@@ -166,7 +167,7 @@ func (s *Service) whole(ctx context.Context, meta dispatch.Meta, plan dispatch.P
 // stream completed.
 func (s *Service) stream(ctx context.Context, meta dispatch.Meta, plan dispatch.Plan, op *dispatch.Operation,
 	codec llm.Codec, served Served, out Output) (*dispatch.Result, *llm.Response, error) {
-	w := &streamWriter{out: out, served: served, inbound: op.Inbound, noRaw: op.RawBody == nil}
+	w := &streamWriter{out: out, served: served, inbound: op.Inbound, noRaw: op.RawBody == nil, collect: s.d.Cache != nil}
 	w.buf = &bytes.Buffer{}
 	w.enc = codec.NewStreamEncoder(w.buf)
 	if enc, ok := w.enc.(*openaichat.StreamEncoder); ok {
@@ -179,25 +180,14 @@ func (s *Service) stream(ctx context.Context, meta dispatch.Meta, plan dispatch.
 	if err != nil {
 		return res, nil, err
 	}
+	if !w.collect {
+		return res, nil, nil
+	}
 	resp, complete := w.collected.Response()
 	if !complete {
 		resp = nil
 	}
 	return res, resp, nil
-}
-
-// orgSettings reads the organisation's routing settings for an explicit or
-// cached turn. If they cannot be read, the cache is bypassed (safe) and the
-// turn goes on; routed turns read them again and fail closed.
-func (s *Service) orgSettings(ctx context.Context, orgID string) (routing.OrgSettings, bool) {
-	if s.d.Routers == nil {
-		return routing.OrgSettings{}, false
-	}
-	_, st, err := s.d.Routers.For(ctx, orgID)
-	if err != nil {
-		return routing.OrgSettings{}, true
-	}
-	return st, st.CacheBypass
 }
 
 // fastPathLossless reports whether forwarding the caller's body unchanged

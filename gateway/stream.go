@@ -19,6 +19,7 @@ type streamWriter struct {
 	committed bool
 	enc       llm.StreamEncoder
 	buf       *bytes.Buffer
+	collect   bool          // keep the whole answer (only when a cache will store it)
 	collected llm.Collector // the whole answer, for the cache
 }
 
@@ -37,7 +38,9 @@ func (w *streamWriter) Commit(t dispatch.Target, fallback bool) {
 
 // Write encodes one event.
 func (w *streamWriter) Write(e llm.Event) error {
-	w.collected.Add(e)
+	if w.collect {
+		w.collected.Add(e)
+	}
 	if w.same {
 		switch {
 		case e.Raw != nil:
