@@ -58,6 +58,9 @@ type RequestFilter struct {
 	ErrorCode string // exact <group>.<code>
 	// ErrorsOnly keeps failed requests (see Request.Failed).
 	ErrorsOnly bool
+	// OKOnly keeps requests that did not fail. With ErrorsOnly as well,
+	// nothing matches.
+	OKOnly bool
 }
 
 // RequestPage is one page of ListRequests. Next is "" on the last page.
@@ -100,7 +103,8 @@ type Summary struct {
 // counts attempts: Attempts is the number of failed (or skipped) attempts
 // with that reason, Requests the number of distinct requests they belong to,
 // CostMicros their cost; the other fields are zero. For every other dimension
-// the row counts requests and Attempts sums Request.Attempts.
+// the row counts requests, Attempts sums Request.Attempts and LatencyMeanMs
+// is the mean of the requests' LatencyMs.
 type BreakdownRow struct {
 	Key            string // see Dimension
 	Requests       int64
@@ -112,6 +116,7 @@ type BreakdownRow struct {
 	CostMicros     int64
 	BaselineMicros int64
 	SavingsMicros  int64
+	LatencyMeanMs  float64
 }
 
 // Failed reports whether the request failed: it carries an error code or an

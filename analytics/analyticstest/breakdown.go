@@ -42,8 +42,10 @@ func (s *Store) Breakdown(_ context.Context, orgID string, from, to time.Time, b
 		g.CostMicros += r.CostMicros
 		g.BaselineMicros += r.BaselineMicros
 		g.SavingsMicros += r.SavingsMicros
+		g.LatencyMeanMs += r.LatencyMs // a sum until the loop below
 	}
 	for _, g := range groups {
+		g.LatencyMeanMs /= float64(g.Requests)
 		out = append(out, *g)
 	}
 	analytics.SortBreakdown(out, by)

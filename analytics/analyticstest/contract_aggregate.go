@@ -81,11 +81,13 @@ func testPercentiles(t *testing.T, s analytics.Store, r analytics.Reader) {
 
 func testBreakdown(t *testing.T, s analytics.Store, r analytics.Reader) {
 	load(t, s)
-	row := func(key string, req, errs, hits, atts, in, out, cost, base int64) analytics.BreakdownRow {
+	// lat is the mean latency of the group's requests (see OrgARequests).
+	row := func(key string, req, errs, hits, atts, in, out, cost, base int64, lat float64) analytics.BreakdownRow {
 		return analytics.BreakdownRow{Key: key, Requests: req, Errors: errs, CacheHits: hits, Attempts: atts,
-			InputTokens: in, OutputTokens: out, CostMicros: cost, BaselineMicros: base, SavingsMicros: base - cost}
+			InputTokens: in, OutputTokens: out, CostMicros: cost, BaselineMicros: base, SavingsMicros: base - cost,
+			LatencyMeanMs: lat}
 	}
-	r5 := row("", 1, 0, 0, 1, 300, 120, 6000, 5000)
+	r5 := row("", 1, 0, 0, 1, 300, 120, 6000, 5000, 300)
 	tests := []struct {
 		name     string
 		by       analytics.Dimension
@@ -93,34 +95,34 @@ func testBreakdown(t *testing.T, s analytics.Store, r analytics.Reader) {
 		want     []analytics.BreakdownRow
 	}{
 		{"day", analytics.DimDay, time.Time{}, time.Time{}, []analytics.BreakdownRow{
-			row("2026-11-27", 3, 0, 1, 3, 300, 130, 4000, 10000),
-			row("2026-11-28", 2, 1, 0, 4, 300, 120, 6000, 5000),
-			row("2026-11-29", 2, 1, 0, 1, 50, 20, 500, 4000),
+			row("2026-11-27", 3, 0, 1, 3, 300, 130, 4000, 10000, 310.0/3),
+			row("2026-11-28", 2, 1, 0, 4, 300, 120, 6000, 5000, 600),
+			row("2026-11-29", 2, 1, 0, 1, 50, 20, 500, 4000, 25.5),
 		}},
 		{"day in range", analytics.DimDay, T0.Add(day), time.Time{}, []analytics.BreakdownRow{
-			row("2026-11-28", 2, 1, 0, 4, 300, 120, 6000, 5000),
-			row("2026-11-29", 2, 1, 0, 1, 50, 20, 500, 4000),
+			row("2026-11-28", 2, 1, 0, 4, 300, 120, 6000, 5000, 600),
+			row("2026-11-29", 2, 1, 0, 1, 50, 20, 500, 4000, 25.5),
 		}},
 		{"model", analytics.DimModel, time.Time{}, time.Time{}, []analytics.BreakdownRow{
-			row("gpt-5-mini", 3, 0, 1, 2, 150, 70, 1500, 11000),
-			row("", 2, 2, 0, 3, 0, 0, 0, 0),
-			row("claude-sonnet", 1, 0, 0, 2, 200, 80, 3000, 3000),
-			{Key: "gpt-5", Requests: 1, Attempts: 1, InputTokens: 300, OutputTokens: 120, CostMicros: 6000, BaselineMicros: 5000, SavingsMicros: -1000},
+			row("gpt-5-mini", 3, 0, 1, 2, 150, 70, 1500, 11000, 160.0/3),
+			row("", 2, 2, 0, 3, 0, 0, 0, 0, 450.5),
+			row("claude-sonnet", 1, 0, 0, 2, 200, 80, 3000, 3000, 200),
+			{Key: "gpt-5", Requests: 1, Attempts: 1, InputTokens: 300, OutputTokens: 120, CostMicros: 6000, BaselineMicros: 5000, SavingsMicros: -1000, LatencyMeanMs: 300},
 		}},
 		{"key", analytics.DimKey, time.Time{}, time.Time{}, []analytics.BreakdownRow{
-			row("key-1", 4, 1, 0, 4, 600, 250, 10000, 13000),
-			row("key-2", 3, 1, 1, 4, 50, 20, 500, 6000),
+			row("key-1", 4, 1, 0, 4, 600, 250, 10000, 13000, 150.25),
+			row("key-2", 3, 1, 1, 4, 50, 20, 500, 6000, 320),
 		}},
 		{"user", analytics.DimUser, time.Time{}, time.Time{}, []analytics.BreakdownRow{
-			row("alice", 3, 1, 0, 3, 300, 130, 4000, 8000),
-			row("bob", 2, 1, 1, 3, 0, 0, 0, 2000),
+			row("alice", 3, 1, 0, 3, 300, 130, 4000, 8000, 301.0/3),
+			row("bob", 2, 1, 1, 3, 0, 0, 0, 2000, 455),
 			r5,
-			row("carol", 1, 0, 0, 1, 50, 20, 500, 4000),
+			row("carol", 1, 0, 0, 1, 50, 20, 500, 4000, 50),
 		}},
 		{"route kind", analytics.DimRouteKind, time.Time{}, time.Time{}, []analytics.BreakdownRow{
-			row("routed", 4, 1, 1, 2, 150, 70, 1500, 11000),
-			row("explicit", 2, 1, 0, 5, 200, 80, 3000, 3000),
-			{Key: "pinned", Requests: 1, Attempts: 1, InputTokens: 300, OutputTokens: 120, CostMicros: 6000, BaselineMicros: 5000, SavingsMicros: -1000},
+			row("routed", 4, 1, 1, 2, 150, 70, 1500, 11000, 40.25),
+			row("explicit", 2, 1, 0, 5, 200, 80, 3000, 3000, 550),
+			{Key: "pinned", Requests: 1, Attempts: 1, InputTokens: 300, OutputTokens: 120, CostMicros: 6000, BaselineMicros: 5000, SavingsMicros: -1000, LatencyMeanMs: 300},
 		}},
 		{"empty range", analytics.DimKey, T0.Add(-day), T0, nil},
 	}
@@ -174,7 +176,11 @@ func assertRows(t *testing.T, got, want []analytics.BreakdownRow) {
 		t.Fatalf("got %d rows %+v, want %d %+v", len(got), got, len(want), want)
 	}
 	for i := range want {
-		if got[i] != want[i] {
+		g, w := got[i], want[i]
+		// Means are floating point: stores may round the last bit differently.
+		near := math.Abs(g.LatencyMeanMs-w.LatencyMeanMs) < 1e-6
+		g.LatencyMeanMs, w.LatencyMeanMs = 0, 0
+		if !near || g != w {
 			t.Errorf("row %d:\n got %+v\nwant %+v", i, got[i], want[i])
 		}
 	}

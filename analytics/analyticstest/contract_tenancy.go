@@ -46,7 +46,7 @@ func testIsolation(t *testing.T, s analytics.Store, r analytics.Reader) {
 		t.Fatal(err)
 	}
 	want := []analytics.BreakdownRow{{Key: "key-1", Requests: 2, Errors: 1, Attempts: 2, InputTokens: 7,
-		OutputTokens: 7, CostMicros: 99999, BaselineMicros: 99999}}
+		OutputTokens: 7, CostMicros: 99999, BaselineMicros: 99999, LatencyMeanMs: 6000}}
 	assertRows(t, keys, want)
 }
 

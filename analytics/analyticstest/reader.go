@@ -52,7 +52,8 @@ func matches(r analytics.Request, f analytics.RequestFilter) bool {
 		f.User != "" && r.User != f.User,
 		f.Status != 0 && r.Status != f.Status,
 		f.ErrorCode != "" && r.ErrorCode != f.ErrorCode,
-		f.ErrorsOnly && !r.Failed():
+		f.ErrorsOnly && !r.Failed(),
+		f.OKOnly && r.Failed():
 		return false
 	}
 	return true

@@ -83,7 +83,8 @@ func (s *Store) Breakdown(ctx context.Context, orgID string, from, to time.Time,
 		return nil, fmt.Errorf("%w: %q", analytics.ErrInvalidDimension, by)
 	}
 	query := "SELECT " + expr + " AS k, count(), countIf(" + failed + "), countIf(cache_hit = 1), sum(attempts)," +
-		" sum(input_tokens), sum(output_tokens), sum(cost_micros), sum(baseline_micros), sum(savings_micros)" +
+		" sum(input_tokens), sum(output_tokens), sum(cost_micros), sum(baseline_micros), sum(savings_micros)," +
+		" avg(latency_ms)" +
 		" FROM requests FINAL" + w.String() + " GROUP BY k"
 	rows, err := s.conn.Query(ctx, query, w.args...)
 	if err != nil {
@@ -97,7 +98,7 @@ func (s *Store) Breakdown(ctx context.Context, orgID string, from, to time.Time,
 			n, errs, hits uint64
 		)
 		if err := rows.Scan(&r.Key, &n, &errs, &hits, &r.Attempts, &r.InputTokens, &r.OutputTokens, &r.CostMicros,
-			&r.BaselineMicros, &r.SavingsMicros); err != nil {
+			&r.BaselineMicros, &r.SavingsMicros, &r.LatencyMeanMs); err != nil {
 			return nil, fmt.Errorf("clickhouse: scan breakdown: %w", err)
 		}
 		r.Requests, r.Errors, r.CacheHits = int64(n), int64(errs), int64(hits)

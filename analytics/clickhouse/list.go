@@ -67,7 +67,10 @@ func filterRequests(w *where, f analytics.RequestFilter) {
 		w.add("error_code = ?", f.ErrorCode)
 	}
 	if f.ErrorsOnly {
-		w.add("(error_code != '' OR status >= 400)")
+		w.add(failed)
+	}
+	if f.OKOnly {
+		w.add("NOT " + failed)
 	}
 }
 

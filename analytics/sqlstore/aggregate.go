@@ -24,26 +24,28 @@ var requestAggregates = "COUNT(*) AS requests, " +
 	sumOf("output_tokens") + " AS output_tokens, " +
 	sumOf("cost_micros") + " AS cost_micros, " +
 	sumOf("baseline_micros") + " AS baseline_micros, " +
-	sumOf("savings_micros") + " AS savings_micros"
+	sumOf("savings_micros") + " AS savings_micros, " +
+	"CAST(COALESCE(AVG(latency_ms), 0) AS DOUBLE PRECISION) AS latency_mean_ms"
 
 type aggregateRow struct {
-	K              string `gorm:"column:k"`
-	Requests       int64  `gorm:"column:requests"`
-	Errors         int64  `gorm:"column:errors"`
-	CacheHits      int64  `gorm:"column:cache_hits"`
-	Attempts       int64  `gorm:"column:attempts"`
-	InputTokens    int64  `gorm:"column:input_tokens"`
-	OutputTokens   int64  `gorm:"column:output_tokens"`
-	CostMicros     int64  `gorm:"column:cost_micros"`
-	BaselineMicros int64  `gorm:"column:baseline_micros"`
-	SavingsMicros  int64  `gorm:"column:savings_micros"`
+	K              string  `gorm:"column:k"`
+	Requests       int64   `gorm:"column:requests"`
+	Errors         int64   `gorm:"column:errors"`
+	CacheHits      int64   `gorm:"column:cache_hits"`
+	Attempts       int64   `gorm:"column:attempts"`
+	InputTokens    int64   `gorm:"column:input_tokens"`
+	OutputTokens   int64   `gorm:"column:output_tokens"`
+	CostMicros     int64   `gorm:"column:cost_micros"`
+	BaselineMicros int64   `gorm:"column:baseline_micros"`
+	SavingsMicros  int64   `gorm:"column:savings_micros"`
+	LatencyMeanMs  float64 `gorm:"column:latency_mean_ms"`
 }
 
 func (a aggregateRow) row() analytics.BreakdownRow {
 	return analytics.BreakdownRow{
 		Key: a.K, Requests: a.Requests, Errors: a.Errors, CacheHits: a.CacheHits, Attempts: a.Attempts,
 		InputTokens: a.InputTokens, OutputTokens: a.OutputTokens, CostMicros: a.CostMicros,
-		BaselineMicros: a.BaselineMicros, SavingsMicros: a.SavingsMicros,
+		BaselineMicros: a.BaselineMicros, SavingsMicros: a.SavingsMicros, LatencyMeanMs: a.LatencyMeanMs,
 	}
 }
 

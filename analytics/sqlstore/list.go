@@ -71,6 +71,9 @@ func filterRequests(q *gorm.DB, f analytics.RequestFilter) *gorm.DB {
 	if f.ErrorsOnly {
 		q = q.Where(failed)
 	}
+	if f.OKOnly {
+		q = q.Where("NOT " + failed)
+	}
 	return q
 }
 
