@@ -27,6 +27,8 @@ type EvalSummary struct {
 	Cheapest  string
 	Seeds     int
 	Rows      []EvalSummaryRow
+	// TaskFrontier is the test split's (the same in every report).
+	TaskFrontier []FrontierPoint
 }
 
 // Summarise averages reports row by row; they must share tasks and row layout.
@@ -35,7 +37,8 @@ func Summarise(reports []*EvalReport) (*EvalSummary, error) {
 		return nil, fmt.Errorf("%w: no reports", ErrData)
 	}
 	first := reports[0]
-	s := &EvalSummary{Samples: first.Samples, Tasks: first.Tasks, Strongest: first.Strongest, Cheapest: first.Cheapest, Seeds: len(reports)}
+	s := &EvalSummary{Samples: first.Samples, Tasks: first.Tasks, Strongest: first.Strongest, Cheapest: first.Cheapest, Seeds: len(reports),
+		TaskFrontier: first.TaskFrontier}
 	for i, r0 := range first.Rows {
 		row := EvalSummaryRow{Kind: r0.Kind, Alpha: r0.Alpha, PerTask: map[string]float64{}}
 		var accs, costs []float64
@@ -114,6 +117,7 @@ func (s *EvalSummary) Write(w io.Writer) error {
 		frac, maxCost float64
 	}{{1, 0.5}, {0.9, 0.1}} {
 		b.WriteString(s.targetLine(ref, target.frac, target.maxCost))
+		b.WriteString(s.ceilingLine(ref, target.maxCost))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -159,4 +163,15 @@ func (s *EvalSummary) targetLine(ref EvalSummaryRow, frac, maxCost float64) stri
 	}
 	return fmt.Sprintf("target %.0f%% of strongest accuracy (%.2f) at <= %.0f%% of its cost: %s: α=%.2f accuracy %.2f at %.1f%% of the cost\n",
 		100*frac, 100*want, 100*maxCost, verdict, r.Alpha, 100*r.Accuracy, 100*ratio)
+}
+
+// ceilingLine prints the task-level frontier's accuracy at maxCost of the
+// strongest model's cost: what routing by task alone could at best reach.
+func (s *EvalSummary) ceilingLine(ref EvalSummaryRow, maxCost float64) string {
+	acc, ok := FrontierAccuracy(s.TaskFrontier, maxCost*ref.Cost)
+	if !ok {
+		return fmt.Sprintf("  routing by task alone cannot stay within %.0f%% of its cost\n", 100*maxCost)
+	}
+	return fmt.Sprintf("  ceiling of routing by task alone at <= %.0f%% of its cost: %.2f (from the test split's own per-task results; more needs a per-query signal)\n",
+		100*maxCost, 100*acc)
 }

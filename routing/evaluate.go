@@ -55,6 +55,9 @@ type EvalReport struct {
 	Strongest string    `json:"strongest"`
 	Cheapest  string    `json:"cheapest"`
 	Rows      []EvalRow `json:"rows"`
+	// TaskFrontier is the test split's TaskFrontier: the most any router that
+	// sees only each query's task could reach for each cost.
+	TaskFrontier []FrontierPoint `json:"task_frontier"`
 }
 
 // Evaluate routes every test sample at every alpha with all of the bundle's
@@ -80,7 +83,7 @@ func Evaluate(ctx context.Context, b *Bundle, emb Embedder, test []Sample, cfg E
 	if err != nil {
 		return nil, err
 	}
-	rep := &EvalReport{Samples: len(test), Tasks: tasksOf(test)}
+	rep := &EvalReport{Samples: len(test), Tasks: tasksOf(test), TaskFrontier: TaskFrontier(test)}
 	rep.Strongest, rep.Cheapest = extremes(b)
 	rep.Rows = append(rep.Rows,
 		tally(test, RowStrongest, rep.Strongest, 0, func(Sample, int) string { return rep.Strongest }),
