@@ -210,3 +210,21 @@ func (b *Budgets) add(ctx context.Context, key string, start time.Time, micros i
 	defer cancel()
 	return b.store.Add(ctx, key, start, micros)
 }
+
+// Usage reads the spending of every budget given, with or without a limit,
+// in order (for the admin surfaces; Check is the pre-check). A malformed
+// budget or a store failure returns an error wrapping ErrBudgetUnavailable.
+func (b *Budgets) Usage(ctx context.Context, budgets []Budget, now time.Time) ([]BudgetStatus, error) {
+	out := make([]BudgetStatus, 0, len(budgets))
+	for _, bg := range budgets {
+		if err := bg.validate(); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrBudgetUnavailable, err)
+		}
+		spent, err := b.spent(ctx, bg, now)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, BudgetStatus{Budget: bg, SpentMicros: spent, ResetAt: bg.Period.End(now)})
+	}
+	return out, nil
+}

@@ -11,7 +11,8 @@ import (
 	"github.com/heddle-gw/heddle/billing"
 )
 
-// Store is a billing.SpendStore over the budget_spend table. Safe for
+// Store is a billing.SpendStore over the budget_spend table and a
+// billing.OrgBudgetStore over org_budgets (orgbudgets.go). Safe for
 // concurrent use, by any number of replicas sharing the database.
 type Store struct {
 	db *gorm.DB

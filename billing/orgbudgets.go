@@ -1,0 +1,131 @@
+package billing
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// DefaultOrgBudgetTTL is how long OrgBudgets trusts an organisation's
+// cached settings on one replica: a change made through another replica
+// applies everywhere within it (a change through this replica at once).
+const DefaultOrgBudgetTTL = 5 * time.Second
+
+// maxCachedOrgs bounds the settings cache; when full it is emptied (entries
+// reload from the store on the next request).
+const maxCachedOrgs = 10000
+
+// OrgBudgetsConfig configures OrgBudgets.
+type OrgBudgetsConfig struct {
+	// TTL is how long cached settings are used; zero means
+	// DefaultOrgBudgetTTL.
+	TTL time.Duration
+	// Timeout bounds each store call; zero means 2 s.
+	Timeout time.Duration
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// OrgBudgets reads and changes organisations' budget settings. Get, on the
+// request path, caches settings per organisation for the TTL; Load and Set,
+// for the admin surfaces, always go to the store. Safe for concurrent use.
+type OrgBudgets struct {
+	store   OrgBudgetStore
+	ttl     time.Duration
+	timeout time.Duration
+	now     func() time.Time
+
+	mu    sync.Mutex
+	cache map[string]orgBudgetEntry
+	// gen counts invalidations: a Get whose store read raced one does not
+	// cache what it read (it may predate the change).
+	gen uint64
+}
+
+type orgBudgetEntry struct {
+	settings OrgBudgetSettings
+	expires  time.Time
+}
+
+// NewOrgBudgets returns the settings service over store.
+func NewOrgBudgets(store OrgBudgetStore, cfg OrgBudgetsConfig) *OrgBudgets {
+	if cfg.TTL <= 0 {
+		cfg.TTL = DefaultOrgBudgetTTL
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = 2 * time.Second
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	return &OrgBudgets{store: store, ttl: cfg.TTL, timeout: cfg.Timeout, now: cfg.Now, cache: map[string]orgBudgetEntry{}}
+}
+
+// Get returns orgID's settings, from the cache while they are younger than
+// the TTL. A store error is returned wrapping ErrBudgetUnavailable (the
+// caller fails closed); stale settings are never served in its place.
+func (o *OrgBudgets) Get(ctx context.Context, orgID string) (OrgBudgetSettings, error) {
+	now := o.now()
+	o.mu.Lock()
+	e, ok := o.cache[orgID]
+	gen := o.gen
+	o.mu.Unlock()
+	if ok && now.Before(e.expires) {
+		return e.settings, nil
+	}
+	s, err := o.Load(ctx, orgID)
+	if err != nil {
+		return OrgBudgetSettings{}, err
+	}
+	o.mu.Lock()
+	if o.gen == gen {
+		if len(o.cache) >= maxCachedOrgs {
+			clear(o.cache)
+		}
+		o.cache[orgID] = orgBudgetEntry{settings: s, expires: now.Add(o.ttl)}
+	}
+	o.mu.Unlock()
+	return s, nil
+}
+
+// Load reads orgID's settings from the store, bypassing the cache. Errors
+// wrap ErrBudgetUnavailable.
+func (o *OrgBudgets) Load(ctx context.Context, orgID string) (OrgBudgetSettings, error) {
+	ctx, cancel := context.WithTimeout(ctx, o.timeout)
+	defer cancel()
+	s, err := o.store.GetOrgBudgets(ctx, orgID)
+	if err != nil {
+		return OrgBudgetSettings{}, fmt.Errorf("%w: reading budget settings of %s: %w", ErrBudgetUnavailable, orgID, err)
+	}
+	return s, nil
+}
+
+// Set validates s (a *FieldError wrapping ErrInvalidBudgetSettings when
+// wrong), stores it as orgID's settings with UpdatedAt now, drops the cached
+// entry, and returns the settings as stored. Store errors wrap
+// ErrBudgetUnavailable.
+func (o *OrgBudgets) Set(ctx context.Context, orgID string, s OrgBudgetSettings) (OrgBudgetSettings, error) {
+	if err := s.Validate(); err != nil {
+		return OrgBudgetSettings{}, err
+	}
+	s.UpdatedAt = o.now().UTC()
+	put := func() error {
+		ctx, cancel := context.WithTimeout(ctx, o.timeout)
+		defer cancel()
+		return o.store.PutOrgBudgets(ctx, orgID, s)
+	}
+	if err := put(); err != nil {
+		return OrgBudgetSettings{}, fmt.Errorf("%w: storing budget settings of %s: %w", ErrBudgetUnavailable, orgID, err)
+	}
+	o.Invalidate(orgID)
+	return o.Load(ctx, orgID)
+}
+
+// Invalidate drops orgID's cached settings: the next Get reads the store.
+func (o *OrgBudgets) Invalidate(orgID string) {
+	o.mu.Lock()
+	delete(o.cache, orgID)
+	o.gen++
+	o.mu.Unlock()
+}
