@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -48,23 +49,36 @@ func isAuto(name string) bool {
 	return n == "auto" || n == "heddle/auto" || n == "models/auto"
 }
 
-// resolve decides the model for req: the requested one (explicit), or the
-// router's choice for "auto" and for route-all keys, where the requested
-// model is the quality ceiling and the savings baseline.
+// resolve decides the model for req: the requested one (explicit, after the
+// organisation's alias of its name, if any), or the router's choice for
+// "auto" (or a name aliased to it) and for route-all keys, where the
+// requested model is the quality ceiling and the savings baseline.
 func (s *Service) resolve(ctx context.Context, c Caller, h http.Header, req *llm.Request, org orgRouting) (*resolution, error) {
 	settings := org.settings
 	if req.Model == "" {
 		return nil, &FieldError{Field: "model", Err: fmt.Errorf("%w: model is required", ErrUnknownModel)}
 	}
-	if isAuto(req.Model) {
+	if org.unknown {
+		// The allow and deny lists and the aliases could not be read: no
+		// model is chosen without them.
+		return nil, org.err
+	}
+	requested, aliased := req.Model, false
+	if target, ok := settings.ResolveAlias(req.Model); ok {
+		requested, aliased = target, true
+	}
+	if isAuto(requested) {
 		base, err := s.d.Catalog.Lookup(s.d.BaselineModel)
 		if err != nil {
 			return nil, fmt.Errorf("gateway: baseline model %q: %w", s.d.BaselineModel, err)
 		}
 		return s.route(ctx, c, h, req, base, 0, "auto", org)
 	}
-	model, err := s.d.Catalog.Lookup(req.Model)
+	model, err := s.d.Catalog.Lookup(requested)
 	if err != nil {
+		if aliased {
+			return nil, &FieldError{Field: "model", Err: fmt.Errorf("%w: %q (the organisation's alias of %q)", ErrUnknownModel, requested, req.Model)}
+		}
 		return nil, &FieldError{Field: "model", Err: fmt.Errorf("%w: %q", ErrUnknownModel, req.Model)}
 	}
 	if !allowed(model.ID, settings) {
@@ -77,9 +91,13 @@ func (s *Service) resolve(ctx context.Context, c Caller, h http.Header, req *llm
 	if err != nil {
 		return nil, err
 	}
+	policy := "explicit"
+	if aliased {
+		policy = "alias"
+	}
 	return &resolution{
 		model: model, baseline: model, route: RouteExplicit, plan: plan,
-		provenance: dispatch.Provenance{Purpose: dispatch.PurposeMain, PolicyID: "explicit"},
+		provenance: dispatch.Provenance{Purpose: dispatch.PurposeMain, PolicyID: policy},
 	}, nil
 }
 
@@ -169,9 +187,10 @@ func (r *resolution) summary() string {
 }
 
 // orgRouting is an organisation's router and routing settings, read once
-// per turn. When they could not be read, err is set (it wraps
-// routing.ErrUnavailable): routed turns fail closed on it, explicit turns go
-// on with default settings and the cache bypassed.
+// per turn. When the router is unavailable, err is set (it wraps
+// routing.ErrUnavailable) and routed turns fail closed on it; when the
+// settings themselves could not be read (unknown), every turn does, since
+// the organisation's allow and deny lists and aliases are unknown.
 type orgRouting struct {
 	router   Router
 	settings routing.OrgSettings
@@ -190,7 +209,9 @@ func (s *Service) routingFor(ctx context.Context, orgID string) orgRouting {
 	if s.d.Routers != nil {
 		r, st, err := s.d.Routers.For(ctx, orgID)
 		if err != nil {
-			return orgRouting{err: err, unknown: true}
+			// Without a router the settings may still be known; only when
+			// they are not is every turn refused.
+			return orgRouting{err: err, settings: st, unknown: errors.Is(err, routing.ErrSettingsUnavailable)}
 		}
 		return orgRouting{router: r, settings: st}
 	}

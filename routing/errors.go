@@ -9,8 +9,8 @@ import (
 var (
 	// ErrUnavailable means the router cannot decide and the caller must fail
 	// closed (503 routing.unavailable). It is always wrapped together with the
-	// cause: ErrNoBundle, ErrEmbedderMismatch, ErrEmbed, ErrEmbedTimeout or
-	// ErrNoEligible.
+	// cause: ErrNoBundle, ErrEmbedderMismatch, ErrEmbed, ErrEmbedTimeout,
+	// ErrSettingsUnavailable or ErrNoEligible.
 	ErrUnavailable = errors.New("routing: unavailable")
 	// ErrNoBundle means no bundle is loaded.
 	ErrNoBundle = errors.New("routing: no bundle")
@@ -21,6 +21,10 @@ var (
 	ErrEmbed = errors.New("routing: embed failed")
 	// ErrEmbedTimeout means the embedder did not answer within its timeout.
 	ErrEmbedTimeout = errors.New("routing: embed timed out")
+	// ErrSettingsUnavailable means an organisation's routing settings (its
+	// allow and deny lists, aliases) could not be read; no model may be
+	// chosen without them, explicit or routed.
+	ErrSettingsUnavailable = errors.New("routing: organisation settings unavailable")
 	// ErrNoEligible means no eligible model is known to the bundle.
 	ErrNoEligible = errors.New("routing: no eligible model")
 	// ErrBundle means a bundle file is malformed or of an unknown format.

@@ -82,7 +82,7 @@ func (o *OrgRouters) For(ctx context.Context, orgID string) (*Router, OrgSetting
 	if o.settings != nil {
 		var err error
 		if s, err = o.settings.GetSettings(ctx, orgID); err != nil {
-			return nil, OrgSettings{}, unavailable(fmt.Errorf("organisation settings: %w", err))
+			return nil, OrgSettings{}, unavailable(fmt.Errorf("%w: %w", ErrSettingsUnavailable, err))
 		}
 	}
 	r, err := o.router(ctx, orgID, s.BundleID)

@@ -56,11 +56,18 @@ type OrgSettings struct {
 	CacheBypass bool
 	// BundleID names one of the organisation's own bundles; "" means the
 	// default bundle.
-	BundleID  string
+	BundleID string
+	// Aliases map a requested model name (lower case; requests match
+	// case-insensitively) to a catalog model or to "auto" (routed). They let
+	// a client that asks for a model the catalog does not list (a newer
+	// Claude Code default, an in-house name) run on one the organisation
+	// chose. An alias is applied before the allow and deny lists.
+	Aliases   map[string]string
 	UpdatedAt time.Time
 }
 
-// Validate checks alpha (a number in [0, 1]) and the allow and deny lists:
+// Validate checks alpha (a number in [0, 1]), the aliases (validateAliases)
+// and the allow and deny lists:
 // every id known (known reports catalog membership; nil accepts any non-empty
 // id), none repeated, none in both lists. Errors are *FieldError wrapping
 // ErrInvalidSettings and name the field, e.g. "allow[2]".
@@ -73,6 +80,9 @@ func (s OrgSettings) Validate(known func(model string) bool) error {
 		if math.IsNaN(a) || a < 0 || a > 1 {
 			return bad("alpha", "must be between 0 and 1")
 		}
+	}
+	if err := validateAliases(s.Aliases, known); err != nil {
+		return err
 	}
 	allowed := map[string]bool{}
 	for _, list := range []struct {

@@ -22,16 +22,20 @@ var (
 
 // routingView is an organisation's routing settings as the API shows them.
 type routingView struct {
-	Alpha       *float64   `json:"alpha"`
-	Allow       []string   `json:"allow"`
-	Deny        []string   `json:"deny"`
-	CacheBypass bool       `json:"cache_bypass"`
-	BundleID    string     `json:"bundle_id"`
-	UpdatedAt   *time.Time `json:"updated_at"`
+	Alpha       *float64          `json:"alpha"`
+	Allow       []string          `json:"allow"`
+	Deny        []string          `json:"deny"`
+	CacheBypass bool              `json:"cache_bypass"`
+	BundleID    string            `json:"bundle_id"`
+	Aliases     map[string]string `json:"aliases"`
+	UpdatedAt   *time.Time        `json:"updated_at"`
 }
 
 func viewRouting(s routing.OrgSettings) routingView {
-	v := routingView{Alpha: s.Alpha, Allow: s.Allow, Deny: s.Deny, CacheBypass: s.CacheBypass, BundleID: s.BundleID}
+	v := routingView{Alpha: s.Alpha, Allow: s.Allow, Deny: s.Deny, CacheBypass: s.CacheBypass, BundleID: s.BundleID, Aliases: s.Aliases}
+	if v.Aliases == nil {
+		v.Aliases = map[string]string{}
+	}
 	if v.Allow == nil {
 		v.Allow = []string{}
 	}
@@ -52,6 +56,9 @@ type routingRequest struct {
 	Deny        []string `json:"deny"`
 	CacheBypass bool     `json:"cache_bypass"`
 	BundleID    string   `json:"bundle_id"`
+	// Aliases map requested model names to catalog models or "auto"; names
+	// are matched case-insensitively and stored lower case.
+	Aliases map[string]string `json:"aliases"`
 }
 
 // routingActor checks that the routing stores are configured and resolves
@@ -109,7 +116,11 @@ func (a *API) putRouting(c *fiber.Ctx) error {
 	if err := a.decode(c, &req, false); err != nil {
 		return a.fail(c, err)
 	}
-	s := routing.OrgSettings{Alpha: req.Alpha, Allow: req.Allow, Deny: req.Deny, CacheBypass: req.CacheBypass, BundleID: req.BundleID}
+	aliases, err := routing.NormaliseAliases(req.Aliases)
+	if err != nil {
+		return a.fail(c, err)
+	}
+	s := routing.OrgSettings{Alpha: req.Alpha, Allow: req.Allow, Deny: req.Deny, CacheBypass: req.CacheBypass, BundleID: req.BundleID, Aliases: aliases}
 	if err := a.saveRouting(c.UserContext(), act, s, "api"); err != nil {
 		return a.fail(c, err)
 	}
@@ -138,7 +149,7 @@ func (a *API) saveRouting(ctx context.Context, act tenancy.Actor, s routing.OrgS
 		a.d.RoutingChanged(act.OrgID)
 	}
 	a.d.Logger.InfoContext(ctx, "routing settings updated", "org_id", act.OrgID, "user_id", act.UserID,
-		"bundle_id", s.BundleID, "allow", len(s.Allow), "deny", len(s.Deny), "cache_bypass", s.CacheBypass, "via", via)
+		"bundle_id", s.BundleID, "allow", len(s.Allow), "deny", len(s.Deny), "cache_bypass", s.CacheBypass, "aliases", len(s.Aliases), "via", via)
 	return nil
 }
 

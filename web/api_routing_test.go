@@ -192,6 +192,9 @@ func TestRoutingValidation(t *testing.T) {
 		{"allowed and denied", map[string]any{"allow": []string{"gpt-5-mini"}, "deny": []string{"gpt-5-mini"}}, 400, "routing.invalid_settings", "deny[0]"},
 		{"unknown bundle", map[string]any{"bundle_id": "org-0123456789abcdef"}, 400, "routing.invalid_settings", "bundle_id"},
 		{"unknown field", map[string]any{"beta": 3}, 400, "tenancy.invalid_json", "beta"},
+		{"alias to an unknown model", map[string]any{"aliases": map[string]string{"claude-opus-5-5": "claude-opus-9"}}, 400, "routing.invalid_settings", `aliases["claude-opus-5-5"]`},
+		{"alias named auto", map[string]any{"aliases": map[string]string{"Auto": "gpt-5-mini"}}, 400, "routing.invalid_settings", `aliases["auto"]`},
+		{"alias names equal but for case", map[string]any{"aliases": map[string]string{"x": "auto", "X": "auto"}}, 400, "routing.invalid_settings", `aliases["x"]`},
 	} {
 		t.Run("PUT "+tc.name, func(t *testing.T) {
 			a.do("PUT", "/api/v1/routing", tc.body).wantError(t, tc.status, tc.code, tc.field)
@@ -253,7 +256,7 @@ func TestRoutingUploadActivate(t *testing.T) {
 	put := a.mustStatus(a.do("PUT", "/api/v1/routing", map[string]any{
 		"alpha": 0.4, "deny": []string{"claude-haiku-4-5"}, "cache_bypass": true, "bundle_id": id,
 	}), 200).json(t)
-	want := `{"allow":[],"alpha":0.4,"bundle_id":"` + id + `","cache_bypass":true,"deny":["claude-haiku-4-5"],"updated_at":"2026-11-29T12:00:00Z"}`
+	want := `{"aliases":{},"allow":[],"alpha":0.4,"bundle_id":"` + id + `","cache_bypass":true,"deny":["claude-haiku-4-5"],"updated_at":"2026-11-29T12:00:00Z"}`
 	if s := mustJSON(put["settings"]); s != want {
 		t.Fatalf("PUT settings = %s, want %s", s, want)
 	}
@@ -301,5 +304,24 @@ func TestRoutingIsolation(t *testing.T) {
 	s := store.settings[orgB]
 	if s.BundleID != bID || *s.Alpha != 0.9 {
 		t.Fatalf("org B's settings changed: %+v", s)
+	}
+}
+
+// TestRoutingAliases: aliases are normalised (trimmed, lower case), stored,
+// shown, and replaced by the next PUT.
+func TestRoutingAliases(t *testing.T) {
+	f := newFixture(t, withRouting(newRoutingStore(), 0))
+	a := f.browser()
+	a.signup("alice@a.example", "Org A")
+	s := a.mustStatus(a.do("PUT", "/api/v1/routing", map[string]any{
+		"aliases": map[string]string{" Claude-Opus-5-5 ": "claude-haiku-4-5", "fast": "auto"},
+	}), 200).json(t)
+	got := s["settings"].(map[string]any)["aliases"].(map[string]any)
+	if len(got) != 2 || got["claude-opus-5-5"] != "claude-haiku-4-5" || got["fast"] != "auto" {
+		t.Fatalf("aliases %v", got)
+	}
+	s = a.mustStatus(a.do("PUT", "/api/v1/routing", map[string]any{"alpha": 0.5}), 200).json(t)
+	if got := s["settings"].(map[string]any)["aliases"].(map[string]any); len(got) != 0 {
+		t.Fatalf("a PUT without aliases kept %v", got)
 	}
 }

@@ -2,6 +2,7 @@ package web
 
 import (
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -17,7 +18,7 @@ import (
 func routingForm(s routing.OrgSettings, csrf string, canEdit bool) rview.FormProps {
 	f := rview.FormProps{
 		CSRF: csrf, Allow: strings.Join(s.Allow, "\n"), Deny: strings.Join(s.Deny, "\n"),
-		CacheBypass: s.CacheBypass, BundleID: s.BundleID, CanEdit: canEdit,
+		Aliases: aliasLines(s.Aliases), CacheBypass: s.CacheBypass, BundleID: s.BundleID, CanEdit: canEdit,
 	}
 	if s.Alpha != nil {
 		f.Alpha = strconv.FormatFloat(*s.Alpha, 'f', -1, 64)
@@ -77,14 +78,57 @@ func modelList(s string) []string {
 	return out
 }
 
+// aliasLines shows aliases one "name = target" per line, sorted by name.
+func aliasLines(m map[string]string) string {
+	names := make([]string, 0, len(m))
+	for n := range m {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	lines := make([]string, len(names))
+	for i, n := range names {
+		lines[i] = n + " = " + m[n]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// parseAliasLines reads "name = target" lines (blank lines skipped); a line
+// without "=" or a name given twice is an error on the aliases field.
+func parseAliasLines(text string) (map[string]string, error) {
+	out := map[string]string{}
+	for i, line := range strings.Split(strings.ReplaceAll(text, "\r", ""), "\n") {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		name, target, ok := strings.Cut(line, "=")
+		if !ok {
+			return nil, &formError{field: "aliases", msg: "line " + strconv.Itoa(i+1) + ": write name = target"}
+		}
+		name = strings.TrimSpace(name)
+		if _, dup := out[name]; dup {
+			return nil, &formError{field: "aliases", msg: "line " + strconv.Itoa(i+1) + ": " + strconv.Quote(name) + " is given twice"}
+		}
+		out[name] = strings.TrimSpace(target)
+	}
+	return out, nil
+}
+
 // routingFormInput reads the settings form; the returned props echo what
 // was typed.
 func routingFormInput(ctx *fiber.Ctx, csrf string) (routing.OrgSettings, rview.FormProps, error) {
 	f := rview.FormProps{
 		CSRF: csrf, Alpha: formValue(ctx, "alpha"), Allow: formValue(ctx, "allow"), Deny: formValue(ctx, "deny"),
-		CacheBypass: ctx.FormValue("cache_bypass") != "", BundleID: formValue(ctx, "bundle_id"), CanEdit: true,
+		Aliases: formValue(ctx, "aliases"), CacheBypass: ctx.FormValue("cache_bypass") != "", BundleID: formValue(ctx, "bundle_id"),
+		CanEdit: true,
 	}
 	s := routing.OrgSettings{Allow: modelList(f.Allow), Deny: modelList(f.Deny), CacheBypass: f.CacheBypass, BundleID: f.BundleID}
+	aliases, err := parseAliasLines(f.Aliases)
+	if err != nil {
+		return s, f, err
+	}
+	if s.Aliases, err = routing.NormaliseAliases(aliases); err != nil {
+		return s, f, err
+	}
 	if f.Alpha != "" {
 		a, err := strconv.ParseFloat(f.Alpha, 64)
 		if err != nil {

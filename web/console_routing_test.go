@@ -34,21 +34,23 @@ func TestConsoleRoutingPage(t *testing.T) {
 
 	p := v.post("/routing", url.Values{
 		"alpha": {"0.3"}, "allow": {"gpt-5-mini\r\nclaude-haiku-4-5\n"}, "deny": {"claude-sonnet-4-5"},
-		"cache_bypass": {"1"}, "bundle_id": {"b-1"},
+		"cache_bypass": {"1"}, "bundle_id": {"b-1"}, "aliases": {"Claude-Opus-5-5 = claude-haiku-4-5\r\n\nfast=auto"},
 	}, htmx)
 	if p.status != 200 || p.isFullPage() || p.tid("routing-saved").Length() != 1 {
 		t.Fatalf("save: %d %s", p.status, p.body)
 	}
 	s := store.settings[org]
 	if s.Alpha == nil || *s.Alpha != 0.3 || !slices.Equal(s.Allow, []string{"gpt-5-mini", "claude-haiku-4-5"}) ||
-		!slices.Equal(s.Deny, []string{"claude-sonnet-4-5"}) || !s.CacheBypass || s.BundleID != "b-1" {
+		!slices.Equal(s.Deny, []string{"claude-sonnet-4-5"}) || !s.CacheBypass || s.BundleID != "b-1" ||
+		len(s.Aliases) != 2 || s.Aliases["claude-opus-5-5"] != "claude-haiku-4-5" || s.Aliases["fast"] != "auto" {
 		t.Errorf("stored settings %+v", s)
 	}
 	if !slices.Equal(store.changed, []string{org}) {
 		t.Errorf("RoutingChanged calls %v", store.changed)
 	}
 	if p.tid("routing-alpha").AttrOr("value", "") != "0.3" || p.tid("routing-bundle-b-1").AttrOr("selected", "x") == "x" ||
-		p.tid("routing-cache-bypass").AttrOr("checked", "x") == "x" || p.text("routing-allow") != "gpt-5-mini\nclaude-haiku-4-5" {
+		p.tid("routing-cache-bypass").AttrOr("checked", "x") == "x" || p.text("routing-allow") != "gpt-5-mini\nclaude-haiku-4-5" ||
+		p.text("routing-aliases") != "claude-opus-5-5 = claude-haiku-4-5\nfast = auto" {
 		t.Errorf("saved form does not show the settings: %s", p.body)
 	}
 	again := v.get("/routing", nil)
@@ -67,6 +69,9 @@ func TestConsoleRoutingPage(t *testing.T) {
 		{"unknown model", url.Values{"alpha": {"0.5"}, "allow": {"gpt-5-mini\ngpt-9"}}, "allow"},
 		{"allowed and denied", url.Values{"alpha": {"0.5"}, "allow": {"gpt-5-mini"}, "deny": {"gpt-5-mini"}}, "deny"},
 		{"foreign bundle", url.Values{"alpha": {"0.5"}, "allow": {"gpt-5-mini"}, "bundle_id": {"b-other"}}, "bundle_id"},
+		{"alias line without =", url.Values{"alpha": {"0.5"}, "aliases": {"claude-opus-5-5 claude-haiku-4-5"}}, "aliases"},
+		{"alias to an unknown model", url.Values{"alpha": {"0.5"}, "aliases": {"x = gpt-9"}}, "aliases"},
+		{"alias given twice", url.Values{"alpha": {"0.5"}, "aliases": {"x = auto\nX = auto"}}, "aliases"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := v.post("/routing", tc.form, htmx)

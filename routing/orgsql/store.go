@@ -48,6 +48,7 @@ type settingsRow struct {
 	DenyModels  string          `gorm:"column:deny_models"`
 	CacheBypass bool            `gorm:"column:cache_bypass"`
 	BundleID    string          `gorm:"column:bundle_id"`
+	Aliases     string          `gorm:"column:model_aliases"`
 	UpdatedAt   time.Time       `gorm:"column:updated_at;autoUpdateTime:false"`
 }
 
@@ -74,6 +75,9 @@ func (s *Store) GetSettings(ctx context.Context, orgID string) (routing.OrgSetti
 	if out.Deny, err = decodeList(r.DenyModels); err != nil {
 		return routing.OrgSettings{}, fmt.Errorf("orgsql: deny_models of %s: %w", orgID, err)
 	}
+	if out.Aliases, err = decodeAliases(r.Aliases); err != nil {
+		return routing.OrgSettings{}, fmt.Errorf("orgsql: model_aliases of %s: %w", orgID, err)
+	}
 	return out, nil
 }
 
@@ -96,9 +100,12 @@ func (s *Store) PutSettings(ctx context.Context, orgID string, v routing.OrgSett
 	if r.DenyModels, err = encodeList(v.Deny); err != nil {
 		return err
 	}
+	if r.Aliases, err = encodeAliases(v.Aliases); err != nil {
+		return err
+	}
 	err = s.db.WithContext(ctx).Clauses(clause.OnConflict{
 		Columns:   []clause.Column{{Name: "org_id"}},
-		DoUpdates: clause.AssignmentColumns([]string{"alpha", "allow_models", "deny_models", "cache_bypass", "bundle_id", "updated_at"}),
+		DoUpdates: clause.AssignmentColumns([]string{"alpha", "allow_models", "deny_models", "cache_bypass", "bundle_id", "model_aliases", "updated_at"}),
 	}).Create(&r).Error
 	if err != nil {
 		return fmt.Errorf("orgsql: put settings: %w", err)
@@ -129,6 +136,31 @@ func decodeList(s string) ([]string, error) {
 		return nil, nil
 	}
 	return ids, nil
+}
+
+func encodeAliases(m map[string]string) (string, error) {
+	if m == nil {
+		m = map[string]string{}
+	}
+	b, err := json.Marshal(m) // keys sorted: the stored text is stable
+	if err != nil {
+		return "", fmt.Errorf("orgsql: encode model aliases: %w", err)
+	}
+	return string(b), nil
+}
+
+func decodeAliases(s string) (map[string]string, error) {
+	var m map[string]string
+	if s == "" {
+		return nil, nil
+	}
+	if err := json.Unmarshal([]byte(s), &m); err != nil {
+		return nil, err
+	}
+	if len(m) == 0 {
+		return nil, nil
+	}
+	return m, nil
 }
 
 // gzipBytes compresses an encoded bundle.

@@ -31,9 +31,11 @@ func TestSettingsRoundTrip(t *testing.T) {
 			put  routing.OrgSettings
 			want routing.OrgSettings
 		}{
-			{"full", routing.OrgSettings{Alpha: ptr(0.35), Allow: []string{"a", "b"}, Deny: []string{"c"}, CacheBypass: true, BundleID: "org-1"},
-				routing.OrgSettings{Alpha: ptr(0.35), Allow: []string{"a", "b"}, Deny: []string{"c"}, CacheBypass: true, BundleID: "org-1", UpdatedAt: t0}},
-			{"replaced, alpha cleared", routing.OrgSettings{Deny: []string{"b"}, UpdatedAt: t0.Add(time.Hour)},
+			{"full", routing.OrgSettings{Alpha: ptr(0.35), Allow: []string{"a", "b"}, Deny: []string{"c"}, CacheBypass: true, BundleID: "org-1",
+				Aliases: map[string]string{"claude-opus-5-5": "a", "x": "auto"}},
+				routing.OrgSettings{Alpha: ptr(0.35), Allow: []string{"a", "b"}, Deny: []string{"c"}, CacheBypass: true, BundleID: "org-1",
+					Aliases: map[string]string{"claude-opus-5-5": "a", "x": "auto"}, UpdatedAt: t0}},
+			{"replaced, alpha and aliases cleared", routing.OrgSettings{Deny: []string{"b"}, UpdatedAt: t0.Add(time.Hour)},
 				routing.OrgSettings{Deny: []string{"b"}, UpdatedAt: t0.Add(time.Hour)}},
 			{"alpha zero is kept", routing.OrgSettings{Alpha: ptr(0)},
 				routing.OrgSettings{Alpha: ptr(0), UpdatedAt: t0}},

@@ -1,6 +1,6 @@
 // Package routing holds the console's organisation routing settings page:
-// the quality/cost dial, the allow and deny lists, the cache bypass and the
-// active bundle.
+// the quality/cost dial, the allow and deny lists, model aliases, the cache
+// bypass and the active bundle.
 //
 // Ring: presentation. No I/O.
 package routing
@@ -19,6 +19,7 @@ type FormProps struct {
 	Alpha       string // "" means the deployment default
 	Allow       string // one model id per line
 	Deny        string
+	Aliases     string // one "requested-name = target" per line
 	CacheBypass bool
 	BundleID    string // "" means the default bundle
 	Bundles     []Bundle
