@@ -50,8 +50,8 @@ func NewConsole(d ConsoleDeps) *Console {
 
 // Mount registers the console's routes on r: / (redirect), /login,
 // /signup, /logout, /dashboard, /requests, /requests/:id, /keys,
-// /credentials, /reports (and its cost.csv and cost.json), /routing and
-// /static/*.
+// /credentials, /reports (and its cost.csv and cost.json), /routing, /org
+// and /static/*.
 func (c *Console) Mount(r fiber.Router) {
 	// Middleware is attached per route, not with Use or a prefix-less group,
 	// so paths the console does not serve (data-plane 404s) never meet it.
@@ -71,14 +71,23 @@ func (c *Console) Mount(r fiber.Router) {
 	r.Get("/keys", auth(c.keysPage)...)
 	r.Post("/keys", auth(c.createKey)...)
 	r.Post("/keys/:id/revoke", auth(c.revokeKey)...)
+	r.Get("/keys/:id/edit", auth(c.editKeyPage)...)
+	r.Post("/keys/:id/edit", auth(c.updateKey)...)
+	r.Get("/keys/:id/row", auth(c.keyRowPage)...)
 	r.Get("/credentials", auth(c.credentialsPage)...)
 	r.Post("/credentials", auth(c.addCredential)...)
 	r.Post("/credentials/:id/delete", auth(c.deleteCredential)...)
+	r.Post("/credentials/:id/test", auth(c.testCredential)...)
+	r.Post("/credentials/:id/rotate", auth(c.rotateCredential)...)
 	r.Get("/reports", auth(c.reportsPage)...)
 	r.Get("/reports/cost.csv", auth(c.reportDownload("csv"))...)
 	r.Get("/reports/cost.json", auth(c.reportDownload("json"))...)
 	r.Get("/routing", auth(c.routingPage)...)
 	r.Post("/routing", auth(c.saveRouting)...)
+	r.Get("/org", auth(c.orgPage)...)
+	r.Post("/org/invitations", auth(c.orgInvite)...)
+	r.Post("/org/members/:user/role", auth(c.orgChangeRole)...)
+	r.Post("/org/members/:user/remove", auth(c.orgRemove)...)
 }
 
 type nonceKey struct{}

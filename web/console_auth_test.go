@@ -129,8 +129,8 @@ func TestConsoleSignup(t *testing.T) {
 		t.Fatalf("cookies after sign-up: %v", v.cookies)
 	}
 	d := v.get("/dashboard", nil)
-	if d.status != 200 || d.text("nav-user") != "new@example.com" || d.text("nav-org") != "new@example.com org" {
-		t.Errorf("dashboard after sign-up: %d user %q org %q", d.status, d.text("nav-user"), d.text("nav-org"))
+	if d.status != 200 || d.text("nav-user") != "new@example.com" || d.text("nav-org-name") != "new@example.com org" {
+		t.Errorf("dashboard after sign-up: %d user %q org %q", d.status, d.text("nav-user"), d.text("nav-org-name"))
 	}
 }
 

@@ -19,13 +19,19 @@ func (c *Console) credentialRows(ctx *fiber.Ctx, act tenancy.Actor) ([]credentia
 	}
 	rows := make([]credentials.Row, len(cs))
 	for i := range cs {
-		v := viewCredential(&cs[i])
-		rows[i] = credentials.Row{
-			ID: v.ID, Provider: v.Provider, Label: v.Label, BaseURL: v.BaseURL, LastFour: v.LastFour,
-			Created: components.Time(v.CreatedAt), Rotated: components.TimePtr(v.RotatedAt),
-		}
+		rows[i] = credentialRow(&cs[i], act)
 	}
 	return rows, nil
+}
+
+// credentialRow is the list view of one credential as act sees it.
+func credentialRow(cred *tenancy.Credential, act tenancy.Actor) credentials.Row {
+	v := viewCredential(cred)
+	return credentials.Row{
+		ID: v.ID, Provider: v.Provider, Label: v.Label, BaseURL: v.BaseURL, LastFour: v.LastFour,
+		Created: components.Time(v.CreatedAt), Rotated: components.TimePtr(v.RotatedAt),
+		CanManage: act.Can(tenancy.PermManageCredentials),
+	}
 }
 
 // credentialsPage handles GET /credentials.

@@ -41,8 +41,14 @@ func (c *Console) dashboard(ctx *fiber.Ctx) error {
 	p.Days = fillDays(rows[analytics.DimDay], from, c.d.DashboardDays)
 	p.Models, p.Routes, p.Failures = rows[analytics.DimModel], rows[analytics.DimRouteKind], rows[analytics.DimFailureReason]
 	p.Chart = components.ChartProps{TestID: "chart-spend-savings"}
+	p.Latency = components.SeriesProps{TestID: "chart-latency", Title: "Mean latency per day", Legend: "mean latency of the day's requests"}
 	for _, d := range p.Days {
 		p.Chart.Bars = append(p.Chart.Bars, components.ChartBar{Label: d.Key[5:], Spend: d.CostMicros, Savings: d.SavingsMicros})
+		pt := components.SeriesPoint{Label: d.Key[5:], Value: d.LatencyMeanMs}
+		if d.Requests > 0 {
+			pt.Text = components.Millis(d.LatencyMeanMs)
+		}
+		p.Latency.Points = append(p.Latency.Points, pt)
 	}
 	return c.render(ctx, fiber.StatusOK, dashboard.Page(p))
 }

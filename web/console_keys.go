@@ -14,14 +14,21 @@ import (
 	"github.com/heddle-gw/heddle/web/views/pages/keys"
 )
 
-// keyRow is the list view of one key.
-func keyRow(k *tenancy.Key, now time.Time) keys.Row {
+// keyRow is the list view of one key as act sees it.
+func keyRow(k *tenancy.Key, now time.Time, act tenancy.Actor) keys.Row {
 	v := viewKey(k, now)
 	return keys.Row{
 		ID: v.ID, Prefix: v.Prefix, Name: v.Name, Scopes: v.Scopes, Policy: v.Policy, Alpha: v.Alpha,
 		RPM: v.RPM, TPM: v.TPM, Daily: v.DailyBudgetMicros, Monthly: v.MonthlyBudgetMicros,
 		LastUsed: components.TimePtr(v.LastUsedAt), Created: components.Time(v.CreatedAt), Status: v.Status,
+		CanEdit: canEditKey(act, k),
 	}
+}
+
+// canEditKey mirrors tenancy.Keys' rule: admins and owners change any key,
+// members the keys they created.
+func canEditKey(act tenancy.Actor, k *tenancy.Key) bool {
+	return act.Can(tenancy.PermManageKeys) || (act.Can(tenancy.PermCreateOwnKey) && k.CreatedBy == act.UserID)
 }
 
 // keyRows lists the organisation's keys.
@@ -33,7 +40,7 @@ func (c *Console) keyRows(ctx *fiber.Ctx, act tenancy.Actor) ([]keys.Row, error)
 	now := c.d.Now()
 	rows := make([]keys.Row, len(ks))
 	for i := range ks {
-		rows[i] = keyRow(&ks[i], now)
+		rows[i] = keyRow(&ks[i], now, act)
 	}
 	return rows, nil
 }
@@ -146,7 +153,7 @@ func (c *Console) createKey(ctx *fiber.Ctx) error {
 	if err != nil {
 		return c.fail(ctx, err)
 	}
-	created := keys.CreatedProps{Secret: secret, Key: keyRow(k, c.d.Now()), Form: emptyKeyForm(lp.CSRF), Rows: rows, CSRF: lp.CSRF}
+	created := keys.CreatedProps{Secret: secret, Key: keyRow(k, c.d.Now(), act), Form: emptyKeyForm(lp.CSRF), Rows: rows, CSRF: lp.CSRF}
 	if isHTMX(ctx) {
 		return c.render(ctx, fiber.StatusCreated, keys.CreatedPartial(created))
 	}
@@ -171,7 +178,7 @@ func (c *Console) revokeKey(ctx *fiber.Ctx) error {
 	}
 	c.d.Logger.InfoContext(uctx, "api key revoked", "org_id", k.OrgID, "key_id", k.ID, "key_prefix", k.Prefix, "via", "console")
 	if isHTMX(ctx) {
-		return c.render(ctx, fiber.StatusOK, keys.KeyRow(keyRow(k, c.d.Now()), sessionOf(ctx).CSRF))
+		return c.render(ctx, fiber.StatusOK, keys.KeyRow(keyRow(k, c.d.Now(), act), sessionOf(ctx).CSRF))
 	}
 	return ctx.Redirect("/keys", fiber.StatusSeeOther)
 }

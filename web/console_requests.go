@@ -1,6 +1,9 @@
 package web
 
 import (
+	"errors"
+	"time"
+
 	"github.com/gofiber/fiber/v2"
 	"github.com/gofiber/fiber/v2/utils"
 
@@ -11,17 +14,85 @@ import (
 // explorerPageSize is how many requests one explorer page shows.
 const explorerPageSize = 25
 
-// requestFilter reads the explorer's filter from the query string.
+// requestFilter reads the explorer's filter from the query string, as
+// typed. The older "errors=1" means status "error".
 func requestFilter(ctx *fiber.Ctx) requests.Filter {
-	return requests.Filter{
-		Model:      utils.CopyString(ctx.Query("model")),
-		RouteKind:  utils.CopyString(ctx.Query("route")),
-		ErrorsOnly: ctx.Query("errors") == "1",
+	q := func(k string) string { return utils.CopyString(ctx.Query(k)) }
+	f := requests.Filter{
+		Model: q("model"), RouteKind: q("route"), Status: q("status"), KeyID: q("key"), From: q("from"), To: q("to"),
 	}
+	if f.Status == "" && q("errors") == "1" {
+		f.Status = "error"
+	}
+	return f
+}
+
+// filterTimeLayouts are the accepted forms of from and to: a date (a whole
+// UTC day) or a date and a time (UTC, to the minute).
+var filterTimeLayouts = []string{time.DateOnly, "2006-01-02T15:04"}
+
+// filterTime parses from or to; a date as "to" means the end of that day.
+func filterTime(field, s string, end bool) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	for i, layout := range filterTimeLayouts {
+		t, err := time.ParseInLocation(layout, s, time.UTC)
+		if err != nil {
+			continue
+		}
+		if end && i == 0 {
+			t = t.AddDate(0, 0, 1)
+		}
+		return t, nil
+	}
+	return time.Time{}, &formError{field: field, msg: "must be a date like 2026-11-29 or a UTC time like 2026-11-29T15:04"}
+}
+
+// analyticsFilter turns the form's filter into the Reader's.
+func analyticsFilter(f requests.Filter) (analytics.RequestFilter, error) {
+	af := analytics.RequestFilter{Model: f.Model, RouteKind: f.RouteKind, KeyID: f.KeyID}
+	switch f.Status {
+	case "":
+	case "ok":
+		af.OKOnly = true
+	case "error":
+		af.ErrorsOnly = true
+	default:
+		return af, &formError{field: "status", msg: "must be ok or error"}
+	}
+	var err error
+	if af.From, err = filterTime("from", f.From, false); err != nil {
+		return af, err
+	}
+	if af.To, err = filterTime("to", f.To, true); err != nil {
+		return af, err
+	}
+	return af, nil
+}
+
+// keyOptions lists the organisation's keys for the filter; the page still
+// works (without the choice) when they cannot be read.
+func (c *Console) keyOptions(ctx *fiber.Ctx) []requests.KeyOption {
+	act, err := c.api.actor(ctx)
+	if err != nil {
+		return nil
+	}
+	ks, err := c.api.d.Keys.List(ctx.UserContext(), act)
+	if err != nil {
+		c.d.Logger.WarnContext(ctx.UserContext(), "requests filter: list keys", "err", err, "org_id", act.OrgID)
+		return nil
+	}
+	out := make([]requests.KeyOption, len(ks))
+	for i, k := range ks {
+		out[i] = requests.KeyOption{ID: k.ID, Label: k.Name + " (" + k.Prefix + ")"}
+	}
+	return out
 }
 
 // requests handles GET /requests: the explorer page, or (htmx) the results
-// block for the filter and cursor.
+// block for the filter and cursor. A filter that does not parse shows its
+// reason in the results with 400.
 func (c *Console) requests(ctx *fiber.Ctx) error {
 	f := requestFilter(ctx)
 	res := requests.ResultsProps{Filter: f, Cursor: utils.CopyString(ctx.Query("cursor"))}
@@ -29,19 +100,38 @@ func (c *Console) requests(ctx *fiber.Ctx) error {
 	if c.d.Reader == nil {
 		return c.fail(ctx, errAnalyticsMissing)
 	}
-	page, err := c.d.Reader.ListRequests(ctx.UserContext(), AuthOf(ctx).OrgID, analytics.RequestFilter{
-		Model: f.Model, RouteKind: f.RouteKind, ErrorsOnly: f.ErrorsOnly,
-	}, res.Cursor, explorerPageSize)
-	if err != nil {
-		var msg string
-		status, msg, _ = c.errorText(ctx, err)
-		res.Error = msg
+	af, err := analyticsFilter(f)
+	var page analytics.RequestPage
+	if err == nil {
+		page, err = c.d.Reader.ListRequests(ctx.UserContext(), AuthOf(ctx).OrgID, af, res.Cursor, explorerPageSize)
+	}
+	var fe *formError
+	switch {
+	case errors.As(err, &fe):
+		status, res.Error = fiber.StatusBadRequest, fieldLabel(fe.field)+" "+fe.msg+"."
+	case err != nil:
+		status, res.Error, _ = c.errorText(ctx, err)
 	}
 	res.Rows, res.Next = page.Requests, page.Next
 	if isHTMX(ctx) {
 		return c.render(ctx, status, requests.Results(res))
 	}
-	return c.render(ctx, status, requests.Page(requests.PageProps{Layout: c.layoutFor(ctx, "Requests", "requests"), Results: res}))
+	return c.render(ctx, status, requests.Page(requests.PageProps{
+		Layout: c.layoutFor(ctx, "Requests", "requests"), Keys: c.keyOptions(ctx), Results: res,
+	}))
+}
+
+// fieldLabel is how the explorer names a filter field in messages.
+func fieldLabel(field string) string {
+	switch field {
+	case "from":
+		return "From"
+	case "to":
+		return "To"
+	case "status":
+		return "Status"
+	}
+	return field
 }
 
 // timeline handles GET /requests/:id: the request row and its attempts.

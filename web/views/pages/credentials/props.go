@@ -1,6 +1,6 @@
 // Package credentials holds the console's BYOK credential pages: the list
 // (provider, label, last four characters, dates; never the secret), the add
-// form and deletion.
+// form, the per-credential test and rotate actions, and deletion.
 //
 // Ring: presentation. No I/O.
 package credentials
@@ -16,6 +16,20 @@ type Row struct {
 	LastFour string
 	Created  string
 	Rotated  string
+	// CanManage shows the test, rotate and delete controls.
+	CanManage bool
+	// Test is the outcome of the last test of this credential, if any.
+	Test *TestResult
+	// RotateError is why the last rotation was refused (the rotate form then
+	// stays open); Rotated says it succeeded.
+	RotateError string
+	JustRotated bool
+}
+
+// TestResult is the outcome of testing a credential against its provider.
+type TestResult struct {
+	OK      bool
+	Message string // why it failed; "" when OK
 }
 
 // FormProps is the add form with the values and errors of a failed

@@ -1,7 +1,7 @@
 // Package dashboard holds the console's dashboard: the last days' summary
-// (requests, spend, baseline, savings, cache and error rates, latency), a
-// chart of spend and savings per day, and breakdowns by day, model, route
-// kind and failure reason.
+// (requests, spend, baseline, savings, cache hits and rate, error rate,
+// latency percentiles), charts of spend and savings and of mean latency per
+// day, and breakdowns by day, model, route kind and failure reason.
 //
 // Ring: presentation. No I/O.
 package dashboard
@@ -22,7 +22,13 @@ type PageProps struct {
 	Routes   []analytics.BreakdownRow
 	Failures []analytics.BreakdownRow
 	Chart    components.ChartProps
+	Latency  components.SeriesProps // mean latency per day
 	Error    string
+}
+
+// countShare is n and its share of of, e.g. "3 (25.0%)".
+func countShare(n, of int64) string {
+	return components.Int(n) + " (" + rate(n, of) + ")"
 }
 
 func rate(n, of int64) string {

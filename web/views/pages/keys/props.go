@@ -1,5 +1,6 @@
 // Package keys holds the console's rk_ key pages: the list, the create form
-// (whose response shows the new key once) and revocation.
+// (whose response shows the new key once), the edit form of a key's limits
+// and routing policy (swapped in place of its row) and revocation.
 //
 // Ring: presentation. No I/O.
 package keys
@@ -27,6 +28,13 @@ type Row struct {
 	LastUsed string
 	Created  string
 	Status   string // active, expired, revoked
+	// CanEdit shows the edit button: the viewer may change this key.
+	CanEdit bool
+	// Saved marks the row just saved through its edit form.
+	Saved bool
+	// Edit, when set, shows the row as its edit form (the page's answer
+	// without htmx).
+	Edit *EditProps
 }
 
 // Limits renders the key's limits and budgets, "none" when it has none.
@@ -73,6 +81,23 @@ type FormProps struct {
 	Fields  map[string]string
 }
 
+// EditProps is the edit form of one key's limits and routing policy, with
+// the values as typed and the errors of a failed save.
+type EditProps struct {
+	ID      string
+	Prefix  string
+	Name    string
+	CSRF    string
+	Policy  string
+	Alpha   string // "" means the organisation's dial
+	RPM     string
+	TPM     string
+	Daily   string // dollars as typed
+	Monthly string
+	Error   string
+	Fields  map[string]string
+}
+
 // CreatedProps is the response to a successful create: the secret (shown
 // this once), a fresh form and the updated list.
 type CreatedProps struct {
@@ -91,6 +116,9 @@ type PageProps struct {
 	Created *CreatedProps // set when the page answers a non-htmx create
 	Error   string
 }
+
+// editFields are the edit form's fields, in the order their errors show.
+var editFields = []string{"policy", "alpha", "rpm", "tpm", "daily_budget", "monthly_budget"}
 
 // AllScopes are the scopes offered by the form.
 var AllScopes = []string{"inference", "route", "analytics:read"}

@@ -12,30 +12,38 @@ import (
 	"github.com/heddle-gw/heddle/web/views/layout"
 )
 
-// Filter is the explorer's filter form.
+// Filter is the explorer's filter form, as typed (it is kept in the URL).
 type Filter struct {
-	Model      string
-	RouteKind  string
-	ErrorsOnly bool
+	Model     string
+	RouteKind string
+	Status    string // "", "ok" or "error"
+	KeyID     string
+	From      string // UTC date (2006-01-02) or date and time (2006-01-02T15:04)
+	To        string // the same; a date includes its whole day
 }
 
 // Query returns the filter as URL query parameters, plus cursor when set.
 func (f Filter) Query(cursor string) string {
 	v := url.Values{}
-	if f.Model != "" {
-		v.Set("model", f.Model)
-	}
-	if f.RouteKind != "" {
-		v.Set("route", f.RouteKind)
-	}
-	if f.ErrorsOnly {
-		v.Set("errors", "1")
-	}
-	if cursor != "" {
-		v.Set("cursor", cursor)
+	for _, p := range [][2]string{
+		{"model", f.Model}, {"route", f.RouteKind}, {"status", f.Status}, {"key", f.KeyID},
+		{"from", f.From}, {"to", f.To}, {"cursor", cursor},
+	} {
+		if p[1] != "" {
+			v.Set(p[0], p[1])
+		}
 	}
 	return v.Encode()
 }
+
+// KeyOption is one key the filter offers.
+type KeyOption struct {
+	ID    string
+	Label string // name and prefix
+}
+
+// Statuses are the outcomes the filter offers.
+var Statuses = []string{"ok", "error"}
 
 // RouteKinds are the route kinds the filter offers.
 var RouteKinds = []string{"explicit", "routed", "pinned", "cache"}
@@ -52,6 +60,7 @@ type ResultsProps struct {
 // PageProps is the whole explorer page.
 type PageProps struct {
 	Layout  layout.Props
+	Keys    []KeyOption
 	Results ResultsProps
 }
 
