@@ -81,14 +81,15 @@ func (r agentRun) explain(t *testing.T, in *instance, up *dispatchtest.Upstream)
 }
 
 // claudeDefaultModel is the model Claude Code 2.1.328 asks for when no
-// --model is given. The default catalog does not list it yet, so the test's
-// override adds it (with Opus 4.5's properties) while it is missing.
+// --model is given. The default catalog does not list it (its prices are
+// not published in the catalog's sources), so the organisation aliases it to
+// claude-opus-4-5, as a tenant would.
 const claudeDefaultModel = "claude-opus-5-5"
 
 // claudeOnChatCatalog writes an override catalog that rebinds every
-// Anthropic-family model, and claudeDefaultModel, to the "openai" provider
-// (Chat Completions) with upstream id "up-<model id>", so Claude Code's
-// requests reach a Chat upstream.
+// Anthropic-family model to the "openai" provider (Chat Completions) with
+// upstream id "up-<model id>", so Claude Code's requests reach a Chat
+// upstream.
 func claudeOnChatCatalog(t *testing.T) string {
 	t.Helper()
 	def, err := catalog.Default()
@@ -102,11 +103,6 @@ func claudeOnChatCatalog(t *testing.T) string {
 		}
 		m.Bindings = []catalog.Binding{{Provider: "openai", Upstream: "up-" + m.ID}}
 		f.Models = append(f.Models, m)
-		if _, known := def.Lookup(claudeDefaultModel); known != nil && m.ID == "claude-opus-4-5" {
-			m.ID, m.Aliases = claudeDefaultModel, nil
-			m.Bindings = []catalog.Binding{{Provider: "openai", Upstream: "up-" + m.ID}}
-			f.Models = append(f.Models, m)
-		}
 	}
 	if len(f.Models) < 2 {
 		t.Fatalf("the default catalog has %d Anthropic models", len(f.Models))
@@ -115,31 +111,36 @@ func claudeOnChatCatalog(t *testing.T) string {
 }
 
 // TestClaudeCodeOverChatUpstream runs `claude -p` against Heddle, with
-// Claude Code's default model and with --model claude-sonnet-4-5; its
-// Anthropic Messages requests are served by a fake OpenAI Chat upstream
-// scripted to call Claude Code's Write tool and then answer with text.
+// Claude Code's default model (through an organisation alias) and with
+// --model claude-sonnet-4-5; its Anthropic Messages requests are served by
+// a fake OpenAI Chat upstream scripted to call Claude Code's Write tool and
+// then answer with text.
 func TestClaudeCodeOverChatUpstream(t *testing.T) {
 	bin := agentPath(t, claudeBin)
 	in := startHeddle(t, map[string]string{"HEDDLE_CATALOG_FILE": claudeOnChatCatalog(t)})
 	tests := []struct {
-		name  string
-		flags []string
-		model string // the model Claude Code sends
+		name    string
+		flags   []string
+		aliases map[string]string
+		model   string // the catalog model the upstream is asked for
 	}{
-		{"default_model", nil, claudeDefaultModel},
-		{"sonnet_4_5", []string{"--model", "claude-sonnet-4-5"}, "claude-sonnet-4-5"},
+		{"default_model_via_alias", nil, map[string]string{claudeDefaultModel: "claude-opus-4-5"}, "claude-opus-4-5"},
+		{"sonnet_4_5", []string{"--model", "claude-sonnet-4-5"}, nil, "claude-sonnet-4-5"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			claudeCodeTask(t, bin, in, tc.model, tc.flags)
+			claudeCodeTask(t, bin, in, tc.model, tc.aliases, tc.flags)
 		})
 	}
 }
 
 // claudeCodeTask has Claude Code create hello.txt with one Write call.
-func claudeCodeTask(t *testing.T, bin string, in *instance, model string, flags []string) {
+func claudeCodeTask(t *testing.T, bin string, in *instance, model string, aliases map[string]string, flags []string) {
 	up := dispatchtest.NewUpstream(t)
 	tn := signUp(t, in.URL, "claude-code-"+model+"@example.com", "openai", fakeSecret, up.URL+"/v1")
+	if aliases != nil {
+		tn.api.do("PUT", "/api/v1/routing", map[string]any{"aliases": aliases}, 200, nil)
+	}
 
 	work, home := t.TempDir(), t.TempDir()
 	target := filepath.Join(work, "hello.txt")
