@@ -2,30 +2,76 @@ package gateway
 
 import (
 	"context"
+	"slices"
 
 	"github.com/heddle-gw/heddle/catalog"
+	"github.com/heddle-gw/heddle/routing"
 )
 
-// ModelsFor lists the catalog models the caller's organisation can reach
-// (a binding to a provider it has a credential for), in catalog order.
-// Without a ProviderSet every model is listed.
+// ModelsFor lists the models the caller's organisation may ask for: the
+// catalog models it can reach (a binding to a provider it has a credential
+// for; every model without a ProviderSet) that its allow and deny lists
+// admit and no alias of the same name shadows, in catalog order, then its
+// aliases by name: an alias of "auto" as a
+// bare entry, an alias of a listed model as a copy of it under the alias
+// name (an alias of a model not listed is left out). When the
+// organisation's settings cannot be read it fails closed, as turns do.
 func (s *Service) ModelsFor(ctx context.Context, c Caller) ([]catalog.Model, error) {
-	all := s.d.Catalog.Models()
-	if s.d.Providers == nil {
-		return all, nil
+	org := s.routingFor(ctx, c.OrgID)
+	if org.unknown {
+		return nil, org.err
 	}
-	usable, err := s.d.Providers.UsableProviders(ctx, c.OrgID)
-	if err != nil {
-		return nil, err
-	}
-	var out []catalog.Model
-	for _, m := range all {
-		for _, b := range m.Bindings {
-			if usable[b.Provider] {
-				out = append(out, m)
-				break
-			}
+	var usable map[string]bool
+	if s.d.Providers != nil {
+		var err error
+		if usable, err = s.d.Providers.UsableProviders(ctx, c.OrgID); err != nil {
+			return nil, err
 		}
 	}
-	return out, nil
+	var out []catalog.Model
+	for _, m := range s.d.Catalog.Models() {
+		_, shadowed := org.settings.ResolveAlias(m.ID) // the alias is listed instead
+		if !shadowed && allowed(m.ID, org.settings) && reachable(m, usable) {
+			out = append(out, m)
+		}
+	}
+	return append(out, aliasEntries(org.settings, out, s.d.Catalog)...), nil
+}
+
+func reachable(m catalog.Model, usable map[string]bool) bool {
+	if usable == nil {
+		return true
+	}
+	for _, b := range m.Bindings {
+		if usable[b.Provider] {
+			return true
+		}
+	}
+	return false
+}
+
+func aliasEntries(st routing.OrgSettings, listed []catalog.Model, cat *catalog.Catalog) []catalog.Model {
+	names := make([]string, 0, len(st.Aliases))
+	for n := range st.Aliases {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	var out []catalog.Model
+	for _, n := range names {
+		target := st.Aliases[n]
+		if target == routing.AliasTargetAuto {
+			out = append(out, catalog.Model{ID: n})
+			continue
+		}
+		m, err := cat.Lookup(target)
+		if err != nil {
+			continue
+		}
+		if i := slices.IndexFunc(listed, func(l catalog.Model) bool { return l.ID == m.ID }); i >= 0 {
+			alias := listed[i]
+			alias.ID, alias.Aliases = n, nil
+			out = append(out, alias)
+		}
+	}
+	return out
 }

@@ -1,0 +1,52 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/heddle-gw/heddle/catalog"
+	"github.com/heddle-gw/heddle/routing"
+)
+
+func TestModelsFor(t *testing.T) {
+	cat, err := catalog.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	settings := routing.OrgSettings{
+		Deny: []string{"claude-opus-4-5"},
+		Aliases: map[string]string{
+			"claude-opus-5-5": "claude-haiku-4-5-20251001", // a catalog alias of a listed model
+			"fast":            "auto",
+			"gpt-5":           "auto",             // shadows the catalog's gpt-5
+			"old-opus":        "claude-opus-4-5",  // denied: not listed
+			"gem":             "gemini-2.5-flash", // no google credential: not listed
+		},
+	}
+	s := NewService(Deps{Catalog: cat, Providers: fixedProviders{"anthropic": true, "openai": true},
+		Routers: fakeRouters{settings: settings, err: fmt.Errorf("%w: %w", routing.ErrUnavailable, routing.ErrNoBundle)}})
+	models, err := s.ModelsFor(context.Background(), Caller{OrgID: "org"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, m := range models {
+		ids = append(ids, m.ID)
+	}
+	want := []string{"claude-sonnet-4-5", "claude-haiku-4-5", "gpt-5-mini", "gpt-5-nano", "gpt-4.1", "gpt-4.1-mini",
+		"claude-opus-5-5", "fast", "gpt-5"}
+	if !slices.Equal(ids, want) {
+		t.Fatalf("models %v, want %v", ids, want)
+	}
+	if alias := models[len(models)-3]; alias.ContextWindow != 200000 || len(alias.Bindings) == 0 {
+		t.Errorf("the alias entry does not carry its target's properties: %+v", alias)
+	}
+
+	down := NewService(Deps{Catalog: cat, Routers: fakeRouters{err: fmt.Errorf("%w: %w: timeout", routing.ErrUnavailable, routing.ErrSettingsUnavailable)}})
+	if _, err := down.ModelsFor(context.Background(), Caller{OrgID: "org"}); !errors.Is(err, routing.ErrSettingsUnavailable) {
+		t.Fatalf("unreadable settings: err %v, want it to fail closed", err)
+	}
+}
