@@ -89,7 +89,8 @@ func (c *Console) rotateCredential(ctx *fiber.Ctx) error {
 		cred, err = c.api.d.Credentials.Rotate(uctx, act, id, secret)
 	}
 	if err != nil {
-		status, msg, known := consoleError(err)
+		_, msg, known := consoleError(err)
+		status := formStatus(err)
 		if !known || errors.Is(err, tenancy.ErrNotFound) {
 			return c.fail(ctx, err)
 		}

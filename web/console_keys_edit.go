@@ -174,7 +174,7 @@ func (c *Console) updateKey(ctx *fiber.Ctx) error {
 		default:
 			return c.fail(ctx, err)
 		}
-		status, _, _ := consoleError(err)
+		status := formStatus(err)
 		if isHTMX(ctx) {
 			return c.render(ctx, status, keys.EditRow(e))
 		}

@@ -125,7 +125,7 @@ func (c *Console) orgInvite(ctx *fiber.Ctx) error {
 		default:
 			return c.fail(ctx, err)
 		}
-		status, _, _ := consoleError(err)
+		status := formStatus(err)
 		if isHTMX(ctx) {
 			return c.render(ctx, status, org.InviteFormView(form))
 		}
@@ -158,6 +158,16 @@ func (c *Console) orgInvite(ctx *fiber.Ctx) error {
 	}))
 }
 
+// formStatus is the status of a refused form: 422 for invalid input (the
+// form re-renders), else the error's own.
+func formStatus(err error) int {
+	if isInvalidInput(err) {
+		return fiber.StatusUnprocessableEntity
+	}
+	status, _, _ := consoleError(err)
+	return status
+}
+
 // member returns the organisation's member userID as act sees it.
 func (c *Console) member(ctx *fiber.Ctx, act tenancy.Actor, userID string) (org.Member, error) {
 	ms, err := c.api.d.Members.List(ctx.UserContext(), act)
@@ -175,7 +185,8 @@ func (c *Console) member(ctx *fiber.Ctx, act tenancy.Actor, userID string) (org.
 // memberFailed answers a refused role change or removal: the member's row
 // with the reason for htmx, the whole page with it otherwise.
 func (c *Console) memberFailed(ctx *fiber.Ctx, act tenancy.Actor, userID string, err error) error {
-	status, msg, known := consoleError(err)
+	_, msg, known := consoleError(err)
+	status := formStatus(err)
 	row, lerr := c.member(ctx, act, userID)
 	if !known || lerr != nil {
 		// Unexpected, or no such member (another organisation's user, say):
