@@ -2,7 +2,9 @@ package app
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/heddle-gw/heddle/billing"
@@ -11,12 +13,15 @@ import (
 )
 
 // guard enforces a key's RPM/TPM limits (in process, or in Redis shared by
-// replicas) and its daily/monthly budgets (in the app database, shared by
-// replicas). Both checks fail closed.
+// replicas), the key's daily/monthly budgets and its organisation's (spend in
+// the app database, shared by replicas; organisation settings cached per
+// replica for billing.DefaultOrgBudgetTTL, 5 s). Every check fails closed.
 type guard struct {
-	limiter tenancy.KeyLimiter
-	budgets *billing.Budgets
-	logger  *slog.Logger
+	limiter    tenancy.KeyLimiter
+	budgets    *billing.Budgets
+	orgBudgets *billing.OrgBudgets
+	alerts     *softAlerts
+	logger     *slog.Logger
 }
 
 var _ gateway.Guard = guard{}
@@ -26,36 +31,47 @@ func keyLimits(c gateway.Caller) tenancy.Limits {
 		DailyBudgetMicros: c.Limits.DailyBudgetMicros, MonthlyBudgetMicros: c.Limits.MonthlyBudgetMicros}
 }
 
-// Admit checks the rate limits first (cheap), then the budgets.
+// Admit checks the rate limits first (cheap), then the key's and the
+// organisation's budgets together: the first hard one spent refuses the
+// turn (402), soft ones spent are logged. An organisation settings read
+// error refuses it too (billing.ErrBudgetUnavailable, 503).
 func (g guard) Admit(ctx context.Context, c gateway.Caller, now time.Time) error {
 	if err := tenancy.EnforceKeyLimits(ctx, g.limiter, c.KeyID, keyLimits(c), now); err != nil {
 		return err
 	}
 	bs := billing.KeyBudgets(c.KeyID, c.Limits.DailyBudgetMicros, c.Limits.MonthlyBudgetMicros)
-	if len(bs) == 0 {
-		return nil
+	org, err := g.orgBudgets.Get(ctx, c.OrgID)
+	if err != nil {
+		return err
 	}
+	bs = append(bs, org.Budgets(c.OrgID)...)
 	v, err := g.budgets.Check(ctx, bs, now)
 	if err != nil {
 		return err
 	}
 	for _, s := range v.SoftExceeded {
-		g.logger.WarnContext(ctx, "soft budget exceeded", "scope", s.Budget.Scope, "period", string(s.Budget.Period), "spent_micros", s.SpentMicros, "key_prefix", c.KeyPrefix)
+		if g.alerts.due(s, now) {
+			// An alert, not a request log: no key, no prompt.
+			g.logger.WarnContext(ctx, "soft budget exceeded", "org_id", c.OrgID, "scope", s.Budget.Scope,
+				"period", string(s.Budget.Period), "spent_micros", s.SpentMicros, "limit_micros", s.Budget.LimitMicros,
+				"resets_at", s.ResetAt.Format(time.RFC3339))
+		}
 	}
 	return nil
 }
 
-// Settle records spend and tokens in the background.
+// Settle records spend and tokens in the background. Spend goes to the
+// key's and the organisation's day and month counters whether or not a
+// budget is set, so a budget set mid-period counts what was already spent.
 func (g guard) Settle(c gateway.Caller, costMicros int64, tokens int, now time.Time) {
-	bs := billing.KeyBudgets(c.KeyID, c.Limits.DailyBudgetMicros, c.Limits.MonthlyBudgetMicros)
-	if len(bs) == 0 && c.Limits.TPM == 0 {
+	if costMicros <= 0 && c.Limits.TPM == 0 {
 		return
 	}
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		if err := g.budgets.Record(ctx, bs, costMicros, now); err != nil {
-			g.logger.ErrorContext(ctx, "budget record failed", "err", err, "key_prefix", c.KeyPrefix)
+		if err := g.budgets.Record(ctx, billing.TurnScopes(c.OrgID, c.KeyID), costMicros, now); err != nil {
+			g.logger.ErrorContext(ctx, "budget record failed", "err", err, "org_id", c.OrgID, "key_prefix", c.KeyPrefix)
 		}
 		if c.Limits.TPM > 0 {
 			if err := g.limiter.AddTokens(ctx, c.KeyID, tokens, now); err != nil {
@@ -63,4 +79,32 @@ func (g guard) Settle(c gateway.Caller, costMicros int64, tokens int, now time.T
 			}
 		}
 	}()
+}
+
+// softAlertEvery is how often one replica logs the same soft budget being
+// over its limit: every request over it would flood the log.
+const softAlertEvery = time.Minute
+
+// softAlerts throttles soft-budget alerts per scope, period and period
+// start. Safe for concurrent use.
+type softAlerts struct {
+	mu   sync.Mutex
+	last map[string]time.Time
+}
+
+func newSoftAlerts() *softAlerts { return &softAlerts{last: map[string]time.Time{}} }
+
+// due reports whether s should be logged now, and if so notes it.
+func (a *softAlerts) due(s billing.BudgetStatus, now time.Time) bool {
+	k := fmt.Sprint(s.Budget.Scope, "/", s.Budget.Period, "@", s.Budget.Period.Start(now).Unix())
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if t, ok := a.last[k]; ok && now.Sub(t) < softAlertEvery {
+		return false
+	}
+	if len(a.last) >= 10000 {
+		clear(a.last)
+	}
+	a.last[k] = now
+	return true
 }

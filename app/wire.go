@@ -69,6 +69,8 @@ type components struct {
 	redis       *redis.Client
 	orgRouting  *orgsql.Store
 	orgRouters  *routing.OrgRouters
+	orgBudgets  *billing.OrgBudgets
+	budgets     *billing.Budgets
 	providers   map[string]dispatch.Provider
 }
 
@@ -130,6 +132,8 @@ func wire(ctx context.Context, cfg Config, logger *slog.Logger) (_ *components, 
 	if err != nil {
 		return nil, err
 	}
+	c.budgets = billing.NewBudgets(billingsql.New(c.db), billing.BudgetsConfig{})
+	c.orgBudgets = billing.NewOrgBudgets(billingsql.New(c.db), billing.OrgBudgetsConfig{})
 	var limiter tenancy.KeyLimiter = tenancy.NewMemoryKeyLimiter()
 	if c.redis != nil {
 		limiter = ratelimitredis.New(c.redis, "heddle:")
@@ -140,7 +144,7 @@ func wire(ctx context.Context, cfg Config, logger *slog.Logger) (_ *components, 
 		Routers: orgRouterSource{c.orgRouters}, Providers: newProviderSet(c.store, c.catalog), DefaultAlpha: cfg.DefaultAlpha,
 		BaselineModel: cfg.BaselineModel, Classify: httpapi.Classify,
 		Pins: pinsql.New(c.db, nil), Cache: cache,
-		Guard: guard{limiter: limiter, budgets: billing.NewBudgets(billingsql.New(c.db), billing.BudgetsConfig{}), logger: logger},
+		Guard: guard{limiter: limiter, budgets: c.budgets, orgBudgets: c.orgBudgets, alerts: newSoftAlerts(), logger: logger},
 	})
 	return c, nil
 }

@@ -61,6 +61,8 @@ type APIDeps struct {
 	// Reports answers the cost reports (GET /api/v1/reports/cost); nil
 	// makes that endpoint answer 501.
 	Reports analytics.Reader
+	// Budgets serve /api/v1/budgets and the console's /budgets.
+	Budgets BudgetDeps
 }
 
 // API is the JSON admin API. Build it with NewAPI and Mount it.
@@ -123,6 +125,9 @@ func (a *API) Mount(r fiber.Router) {
 	auth.Post("/routing/bundles", a.uploadBundle)
 
 	auth.Get("/reports/cost", a.costReport)
+
+	auth.Get("/budgets", a.getBudgets)
+	auth.Put("/budgets", a.putBudgets)
 
 	g.Use(func(c *fiber.Ctx) error { return a.fail(c, errRoute) })
 }

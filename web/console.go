@@ -84,6 +84,8 @@ func (c *Console) Mount(r fiber.Router) {
 	r.Get("/reports/cost.json", auth(c.reportDownload("json"))...)
 	r.Get("/routing", auth(c.routingPage)...)
 	r.Post("/routing", auth(c.saveRouting)...)
+	r.Get("/budgets", auth(c.budgetsPage)...)
+	r.Post("/budgets", auth(c.saveBudgets)...)
 	r.Get("/org", auth(c.orgPage)...)
 	r.Post("/org/invitations", auth(c.orgInvite)...)
 	r.Post("/org/members/:user/role", auth(c.orgChangeRole)...)
