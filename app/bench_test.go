@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"sort"
 	"sync"
 	"testing"
@@ -22,16 +23,26 @@ import (
 type benchStack struct {
 	heddle, upstream string
 	key              string
+	c                *components
+	up               *dispatchtest.Upstream
+	actor            tenancy.Actor
+	keyPrefix        string
 }
 
-func newBenchStack(b *testing.B) *benchStack {
+func newBenchStack(b *testing.B) *benchStack { return newStack(b, nil) }
+
+// newStack wires the gateway with env on top of the defaults (SQLite in a
+// temp dir, private upstreams allowed), with one org whose openai
+// credential points at a fake upstream, and serves it on loopback.
+func newStack(b testing.TB, env map[string]string) *benchStack {
 	b.Helper()
 	ctx := context.Background()
 	up := dispatchtest.NewUpstream(b)
-	getenv := func(k string) string {
-		return map[string]string{"HEDDLE_DATA_DIR": b.TempDir(), "HEDDLE_ALLOW_PRIVATE_UPSTREAMS": "true"}[k]
+	vars := map[string]string{"HEDDLE_DATA_DIR": b.TempDir(), "HEDDLE_ALLOW_PRIVATE_UPSTREAMS": "true"}
+	for k, v := range env {
+		vars[k] = v
 	}
-	cfg, err := LoadConfig(getenv)
+	cfg, err := LoadConfig(func(k string) string { return vars[k] })
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -48,7 +59,7 @@ func newBenchStack(b *testing.B) *benchStack {
 	if _, err := c.creds.Add(ctx, actor, tenancy.CredentialInput{Provider: "openai", Secret: "sk-bench-secret-0000", BaseURL: up.URL + "/v1"}); err != nil {
 		b.Fatal(err)
 	}
-	_, key, err := c.keys.Create(ctx, actor, tenancy.KeyInput{Name: "bench"})
+	k, key, err := c.keys.Create(ctx, actor, tenancy.KeyInput{Name: "bench"})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -59,7 +70,7 @@ func newBenchStack(b *testing.B) *benchStack {
 	}
 	go func() { _ = srv.Listener(ln) }()
 	b.Cleanup(func() { _ = srv.Shutdown() })
-	return &benchStack{heddle: "http://" + ln.Addr().String(), upstream: up.URL, key: key}
+	return &benchStack{heddle: "http://" + ln.Addr().String(), upstream: up.URL, key: key, c: c, up: up, actor: actor, keyPrefix: k.Prefix}
 }
 
 // load sends n requests at concurrency conc and returns sorted latencies and
@@ -112,8 +123,21 @@ func pct(l []time.Duration, q float64) time.Duration { return l[int(q*float64(le
 // plan, dispatch, encode, events and request records) adds to a loopback
 // fake upstream, against calling the same upstream directly in the same run.
 // Run: go test -run '^$' -bench GatewayAddedLatency -benchtime 3000x ./app/
-func BenchmarkGatewayAddedLatency(b *testing.B) {
-	s := newBenchStack(b)
+func BenchmarkGatewayAddedLatency(b *testing.B) { benchAddedLatency(b, newBenchStack(b)) }
+
+// BenchmarkGatewayAddedLatencyTraced is the same with OpenTelemetry on: every
+// request sampled (server, routing and attempt spans) and batched over
+// OTLP/HTTP to an in-process receiver that discards what it gets.
+func BenchmarkGatewayAddedLatencyTraced(b *testing.B) {
+	rcv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/x-protobuf")
+	}))
+	b.Cleanup(rcv.Close)
+	benchAddedLatency(b, newStack(b, map[string]string{"HEDDLE_OTLP_ENDPOINT": rcv.URL}))
+}
+
+func benchAddedLatency(b *testing.B, s *benchStack) {
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 256, MaxIdleConns: 512}}
 	for _, mode := range []string{"whole", "stream"} {
 		for _, conc := range []int{1, 32} {

@@ -3,11 +3,14 @@ package app
 import (
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
+
+	"golang.org/x/net/http/httpguts"
 )
 
 // Config is everything Heddle reads from its environment. Every field names
@@ -39,6 +42,16 @@ type Config struct {
 	CacheDisabled     bool          // HEDDLE_CACHE_DISABLED: turn the response cache off
 	CacheTTL          time.Duration // HEDDLE_CACHE_TTL: default 1h
 	CacheThreshold    float64       // HEDDLE_CACHE_THRESHOLD: semantic-tier cosine, default 0.97
+	// OTLPEndpoint is HEDDLE_OTLP_ENDPOINT: the OTLP/HTTP (protobuf) base URL
+	// traces go to, e.g. http://127.0.0.1:4318 (/v1/traces is appended when
+	// the URL has no path); empty turns tracing off.
+	OTLPEndpoint string
+	// OTLPHeaders is HEDDLE_OTLP_HEADERS(_FILE): k=v,k=v sent with every
+	// export (values may be percent-encoded). Secret: never logged.
+	OTLPHeaders map[string]string
+	// TraceSampleRatio is HEDDLE_TRACE_SAMPLE_RATIO: the share of new traces
+	// recorded, 0..1, default 1; an incoming traceparent's decision is kept.
+	TraceSampleRatio float64
 }
 
 // Production reports whether Heddle runs in production mode.
@@ -74,12 +87,21 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		CacheDisabled:     r.bool("HEDDLE_CACHE_DISABLED", false),
 		CacheTTL:          r.duration("HEDDLE_CACHE_TTL", time.Hour),
 		CacheThreshold:    r.float("HEDDLE_CACHE_THRESHOLD", 0.97),
+		OTLPEndpoint:      r.str("HEDDLE_OTLP_ENDPOINT", ""),
+		TraceSampleRatio:  r.float("HEDDLE_TRACE_SAMPLE_RATIO", 1),
 	}
 	c.CookieSecure = r.bool("HEDDLE_COOKIE_SECURE", c.Production())
 	if c.SpillDir == "" {
 		c.SpillDir = filepath.Join(c.DataDir, "spill")
 	}
+	headers := r.secret("HEDDLE_OTLP_HEADERS")
 	errs := r.errs
+	if hs, err := parseOTLPHeaders(headers); err != nil {
+		errs = append(errs, err)
+	} else {
+		c.OTLPHeaders = hs
+	}
+	errs = append(errs, c.validateTracing()...)
 	switch c.Env {
 	case "development", "production":
 	default:
@@ -122,6 +144,56 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		return Config{}, fmt.Errorf("app: invalid configuration: %w", errors.Join(errs...))
 	}
 	return c, nil
+}
+
+// validateTracing checks the OTLP endpoint and the sample ratio.
+func (c Config) validateTracing() []error {
+	var errs []error
+	if c.OTLPEndpoint != "" {
+		// The URL may carry credentials: errors name its parts, not the URL.
+		u, err := url.Parse(c.OTLPEndpoint)
+		switch {
+		case err != nil:
+			errs = append(errs, errors.New("HEDDLE_OTLP_ENDPOINT: not a URL (want e.g. http://127.0.0.1:4318)"))
+		case u.Scheme != "http" && u.Scheme != "https":
+			errs = append(errs, fmt.Errorf("HEDDLE_OTLP_ENDPOINT: scheme %q is not http or https", u.Scheme))
+		case u.Host == "":
+			errs = append(errs, errors.New("HEDDLE_OTLP_ENDPOINT: the URL has no host"))
+		case u.RawQuery != "" || u.Fragment != "":
+			errs = append(errs, errors.New("HEDDLE_OTLP_ENDPOINT: the URL must not have a query or fragment"))
+		}
+	} else if len(c.OTLPHeaders) > 0 {
+		errs = append(errs, errors.New("HEDDLE_OTLP_HEADERS is set but HEDDLE_OTLP_ENDPOINT is not"))
+	}
+	if c.TraceSampleRatio < 0 || c.TraceSampleRatio > 1 {
+		errs = append(errs, fmt.Errorf("HEDDLE_TRACE_SAMPLE_RATIO: %v is not within 0..1", c.TraceSampleRatio))
+	}
+	return errs
+}
+
+// parseOTLPHeaders reads "k=v,k=v" (values may be percent-encoded). Errors
+// name the entry by position, never its text: the values are secrets.
+func parseOTLPHeaders(s string) (map[string]string, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, nil
+	}
+	out := map[string]string{}
+	var errs []error
+	for i, entry := range strings.Split(s, ",") {
+		k, v, ok := strings.Cut(entry, "=")
+		k = strings.TrimSpace(k)
+		if !ok || !httpguts.ValidHeaderFieldName(k) {
+			errs = append(errs, fmt.Errorf("HEDDLE_OTLP_HEADERS: entry %d is not name=value with a valid header name", i+1))
+			continue
+		}
+		v, err := url.PathUnescape(strings.TrimSpace(v))
+		if err != nil || !httpguts.ValidHeaderFieldValue(v) {
+			errs = append(errs, fmt.Errorf("HEDDLE_OTLP_HEADERS: the value of %s (entry %d) is not a valid header value", k, i+1))
+			continue
+		}
+		out[k] = v
+	}
+	return out, errors.Join(errs...)
 }
 
 // reader collects parse errors while reading variables.

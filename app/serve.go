@@ -49,6 +49,12 @@ func serveCommand(ctx context.Context, getenv func(string) string, stderr io.Wri
 	if err := srv.ShutdownWithTimeout(cfg.ShutdownTimeout); err != nil {
 		logger.Warn("shutdown", "err", err)
 	}
+	// The last requests' spans are ended now: export them before the stores close.
+	traceCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := c.tracing.shutdown(traceCtx); err != nil {
+		logger.Warn("trace shutdown", "err", err)
+	}
 	return nil
 }
 
@@ -62,7 +68,7 @@ func analyticsKind(cfg Config) string {
 // newServer builds the fiber app with every surface mounted.
 func newServer(c *components) *fiber.App {
 	data := httpapi.New(httpapi.Deps{
-		Service: c.service, Auth: authAdapter{c.auth}, Catalog: c.catalog, Logger: c.logger.With("component", "httpapi"),
+		Service: c.service, Auth: c.tracing.auth(authAdapter{c.auth}), Catalog: c.catalog, Logger: c.logger.With("component", "httpapi"),
 		Ready: func(ctx context.Context) error {
 			sqlDB, err := c.db.DB()
 			if err != nil {
@@ -71,7 +77,8 @@ func newServer(c *components) *fiber.App {
 			return sqlDB.PingContext(ctx)
 		},
 		Metrics: c.metrics.handler(),
-		Observe: c.metrics.observe,
+		Observe: c.tracing.observe(c.metrics.observe),
+		Begin:   c.tracing.begin(),
 	})
 	app := fiber.New(fiber.Config{
 		AppName:               "heddle",
@@ -86,6 +93,9 @@ func newServer(c *components) *fiber.App {
 	app.Use(recover.New(recover.Config{EnableStackTrace: true, StackTraceHandler: func(_ *fiber.Ctx, e any) {
 		c.logger.Error("panic in handler", "panic", fmt.Sprint(e), "stack", string(debug.Stack()))
 	}}))
+	if c.tracing != nil {
+		app.Use(c.tracing.middleware)
+	}
 	data.Mount(app)
 	mountConsole(app, c)
 	return app

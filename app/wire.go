@@ -72,6 +72,7 @@ type components struct {
 	orgBudgets  *billing.OrgBudgets
 	budgets     *billing.Budgets
 	providers   map[string]dispatch.Provider
+	tracing     *tracing // nil: no OTLP endpoint, tracing off
 }
 
 // wire opens the stores and builds every component. On error, whatever was
@@ -108,6 +109,10 @@ func wire(ctx context.Context, cfg Config, logger *slog.Logger) (_ *components, 
 	if !cfg.AllowPrivate {
 		c.hc = openaicompat.GuardedClient(c.hc)
 	}
+	if c.tracing, err = newTracing(ctx, cfg, logger); err != nil {
+		return nil, err
+	}
+	c.hc = c.tracing.upstream(c.hc)
 	c.providers = providers(c.catalog, c.hc, cfg.AllowPrivate)
 	c.attemptSink = dispatch.AsyncSink(gateway.AttemptSink{Catalog: c.catalog, Recorder: countingRecorder{next: c.writer, m: c.metrics}}, 8192)
 	c.executor = dispatch.NewExecutor(dispatch.Config{
@@ -119,7 +124,7 @@ func wire(ctx context.Context, cfg Config, logger *slog.Logger) (_ *components, 
 		ModelOf: map[llm.Format]dispatch.ModelOfFunc{
 			llm.FormatAnthropic: anthropic.ModelOf, llm.FormatChat: openaichat.ModelOf, llm.FormatResponses: responses.ModelOf,
 		},
-		Sink:   c.attemptSink,
+		Sink:   c.tracing.sink(c.attemptSink),
 		Logger: logger.With("component", "dispatch"),
 	})
 	router, err := routing.DefaultRouter(routing.Config{EmbedTimeout: cfg.EmbedTimeout})
@@ -139,9 +144,9 @@ func wire(ctx context.Context, cfg Config, logger *slog.Logger) (_ *components, 
 		limiter = ratelimitredis.New(c.redis, "heddle:")
 	}
 	c.service = gateway.NewService(gateway.Deps{
-		Catalog: c.catalog, Codecs: c.codecs, Executor: c.executor, Recorder: c.writer,
+		Catalog: c.catalog, Codecs: c.codecs, Executor: c.executor, Recorder: c.tracing.recorder(c.writer),
 		Logger: logger.With("component", "gateway"), MaxAttempts: cfg.MaxAttempts,
-		Routers: orgRouterSource{c.orgRouters}, Providers: newProviderSet(c.store, c.catalog), DefaultAlpha: cfg.DefaultAlpha,
+		Routers: c.tracing.routers(orgRouterSource{c.orgRouters}), Providers: newProviderSet(c.store, c.catalog), DefaultAlpha: cfg.DefaultAlpha,
 		BaselineModel: cfg.BaselineModel, Classify: httpapi.Classify,
 		Pins: pinsql.New(c.db, nil), Cache: cache,
 		Guard: guard{limiter: limiter, budgets: c.budgets, orgBudgets: c.orgBudgets, alerts: newSoftAlerts(), logger: logger},
@@ -211,6 +216,9 @@ func (c *components) idempotency() dispatch.Idempotency {
 func (c *components) closeStores() {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
+	if err := c.tracing.shutdown(ctx); err != nil {
+		c.logger.Warn("trace shutdown", "err", err)
+	}
 	if c.attemptSink != nil {
 		if err := c.attemptSink.Close(ctx); err != nil {
 			c.logger.Warn("attempt sink close", "err", err)

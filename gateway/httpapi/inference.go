@@ -50,15 +50,19 @@ func (h *Handler) serveTurn(c *fiber.Ctx, f llm.Format, pathModel string, pathSt
 	t := &gateway.Turn{
 		RequestID: gateway.NewRequestID(), Received: time.Now(), Format: f,
 		Body:   append([]byte(nil), c.Body()...),
-		Header: http.Header{}, PathModel: pathModel, PathStream: pathStream, Caller: caller,
+		Header: http.Header{}, PathModel: strings.Clone(pathModel), PathStream: pathStream, Caller: caller,
 	}
 	for _, k := range forwardedHeaders {
 		if v := c.Get(k); v != "" {
-			t.Header.Set(k, v)
+			t.Header.Set(k, strings.Clone(v)) // fiber reuses the buffer c.Get points into
 		}
 	}
 	c.Set("x-heddle-request-id", t.RequestID)
-	ctx, cancel := context.WithCancel(context.Background())
+	base := context.Background()
+	if h.d.Begin != nil {
+		base = context.WithoutCancel(h.d.Begin(c.UserContext(), t))
+	}
+	ctx, cancel := context.WithCancel(base)
 	b := newBridge(ctx)
 	go b.run(h.d.Service, t)
 

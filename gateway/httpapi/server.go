@@ -27,6 +27,12 @@ type Deps struct {
 	Metrics fiber.Handler
 	// Observe is called after every data-plane request with its outcome.
 	Observe func(format llm.Format, status int, code string, served gateway.Served)
+	// Begin, when set, is called with each authenticated turn (its request
+	// id assigned) and the request's user context before the turn runs; the
+	// turn runs on the values of the context it returns (never on its
+	// cancellation: the handler cancels the turn itself). nil runs turns on
+	// a fresh background context.
+	Begin func(ctx context.Context, t *gateway.Turn) context.Context
 }
 
 // Handler mounts the data plane on a fiber app.
