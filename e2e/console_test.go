@@ -194,11 +194,13 @@ func (b *browser) location() string {
 	return loc
 }
 
-// TestConsoleJourney walks the console in headless Chromium: sign up, add a
-// provider credential pointing at a fake upstream, create a key (reading
-// its secret from the page), send a request with it, find the request in
-// the explorer (filtering through htmx), open its attempt timeline, check
-// the dashboard and screenshot it, revoke the key, log out.
+// TestConsoleJourney walks the console in headless Chromium: sign up, see
+// yourself as the organisation's owner and invite a member (token shown),
+// add a provider credential pointing at a fake upstream and test it, create
+// a key (reading its secret from the page) and edit its RPM, send a request
+// with it, find the request in the explorer (filtering through htmx by
+// status, model and key), open its attempt timeline, check the dashboard
+// and screenshot it and the organisation page, revoke the key, log out.
 func TestConsoleJourney(t *testing.T) {
 	up := dispatchtest.NewUpstream(t)
 	up.Script("gpt-5-mini", dispatchtest.OK("Hello from the fake upstream"))
@@ -227,6 +229,44 @@ func TestConsoleJourney(t *testing.T) {
 		t.Errorf("a new organisation's dashboard shows %q requests, want 0", got)
 	}
 
+	// The organisation page lists the new user as its owner; an invitation
+	// shows its token once (no email is sent).
+	b.do("organisation page", chromedp.Click(tid("nav-org")), chromedp.WaitVisible(tid("members-table")), htmxSettled())
+	if got := b.text("org-name"); got != "Browser Org" {
+		t.Errorf("organisation name %q", got)
+	}
+	if got := b.textIn(`[data-testid^="member-row-"] [data-testid="member-email"]`); got != "browser@example.com" {
+		t.Errorf("member listed: %q", got)
+	}
+	if got := b.text("member-role"); got != "owner" {
+		t.Errorf("own role %q, want owner", got)
+	}
+	if b.count(`[data-testid="member-you"]`) != 1 {
+		t.Error("the own row is not marked")
+	}
+	b.do("invite a member",
+		chromedp.SendKeys(tid("invite-email"), "teammate@example.com"),
+		chromedp.SetValue(tid("invite-role"), "member"),
+		chromedp.Click(tid("invite-submit")),
+		chromedp.WaitVisible(tid("invite-token")),
+		chromedp.WaitVisible(tid("invitation-email")),
+	)
+	if tok := b.text("invite-token"); !strings.HasPrefix(tok, "inv_") || len(tok) < 30 {
+		t.Errorf("invitation token on the page = %q", tok)
+	}
+	if got := b.text("invitation-email"); got != "teammate@example.com" {
+		t.Errorf("pending invitation for %q", got)
+	}
+	orgShot, err := chromedp.Run(b.ctx, chromedp.FullScreenshot(100))
+	if err != nil || !bytes.HasPrefix(orgShot, []byte("\x89PNG\r\n\x1a\n")) {
+		t.Fatalf("organisation screenshot: %v", err)
+	}
+	orgShotPath := filepath.Join(os.TempDir(), "heddle-e2e-org.png")
+	if err := os.WriteFile(orgShotPath, orgShot, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("organisation screenshot: %s (%d bytes)", orgShotPath, len(orgShot))
+
 	// A BYOK credential through the htmx form; the list shows only the last four.
 	b.do("add credential",
 		chromedp.Click(tid("nav-credentials")),
@@ -248,6 +288,15 @@ func TestConsoleJourney(t *testing.T) {
 	if strings.Contains(b.html(), fakeSecret) {
 		t.Error("the credentials page contains the secret")
 	}
+	// Test it: the fake upstream answers the probe.
+	b.do("test credential",
+		htmxSettled(),
+		chromedp.Click(chromedp.CSS(`button[data-testid^="credential-test-"]`)),
+		chromedp.WaitVisible(tid("credential-test-result")),
+	)
+	if got := b.text("credential-test-result"); got != "ok" {
+		t.Errorf("credential test shows %q, want ok", got)
+	}
 
 	// A key: the secret is shown once in the htmx response; the list updates.
 	b.do("create key",
@@ -267,6 +316,24 @@ func TestConsoleJourney(t *testing.T) {
 	}
 	if got := b.text("key-prefix"); !strings.HasPrefix(secret, got) {
 		t.Errorf("key prefix %q is not the secret's prefix", got)
+	}
+
+	// Edit its RPM in place: the row becomes a form and comes back saved.
+	b.do("edit key",
+		htmxSettled(),
+		chromedp.Click(chromedp.CSS(`a[data-testid^="key-edit-"]`)),
+		chromedp.WaitVisible(tid("key-edit-form")),
+		htmxSettled(),
+		chromedp.SetValue(tid("key-edit-rpm"), "60"),
+		chromedp.Click(tid("key-edit-save")),
+		chromedp.WaitVisible(tid("key-saved")),
+	)
+	if got := b.text("key-limits"); got != "60 rpm" {
+		t.Errorf("key limits after the edit = %q, want 60 rpm", got)
+	}
+	b.do("keys again", chromedp.Navigate(in.URL+"/keys"), chromedp.WaitVisible(tid("keys-table")))
+	if got := b.text("key-limits"); got != "60 rpm" {
+		t.Errorf("saved key limits = %q, want 60 rpm", got)
 	}
 
 	// The key works on the data plane.
@@ -301,20 +368,27 @@ func TestConsoleJourney(t *testing.T) {
 		t.Fatal(err)
 	}
 	b.do("filter errors only",
-		chromedp.Click(tid("filter-errors")),
+		chromedp.SetValue(tid("filter-status"), "error"),
 		chromedp.Click(tid("filter-apply")),
 		chromedp.WaitVisible(tid("requests-empty")),
 	)
-	b.do("filter by model",
-		chromedp.Click(tid("filter-errors")),
-		chromedp.SendKeys(tid("filter-model"), "gpt-5-mini"),
+	b.do("filter by another model",
+		chromedp.SetValue(tid("filter-status"), ""),
+		chromedp.SendKeys(tid("filter-model"), "claude-opus-4-5"),
+		chromedp.Click(tid("filter-apply")),
+		chromedp.WaitVisible(tid("requests-empty")),
+	)
+	b.do("filter by model, status and key",
+		chromedp.SetValue(tid("filter-model"), "gpt-5-mini"),
+		chromedp.SetValue(tid("filter-status"), "ok"),
+		chromedp.SetValue(tid("filter-key"), keyIDOf(t, b)),
 		chromedp.Click(tid("filter-apply")),
 		chromedp.WaitVisible(chromedp.CSS(link)),
 	)
 	if marker, err := chromedp.Run(b.ctx, chromedp.Evaluate[bool](`window.heddleMarker === true`)); err != nil || !marker {
 		t.Errorf("filtering reloaded the page instead of swapping the results (marker %v, err %v)", marker, err)
 	}
-	if loc := b.location(); !strings.Contains(loc, "model=gpt-5-mini") {
+	if loc := b.location(); !strings.Contains(loc, "model=gpt-5-mini") || !strings.Contains(loc, "status=ok") {
 		t.Errorf("filter URL not pushed: %s", loc)
 	}
 
@@ -410,4 +484,24 @@ func TestConsoleJourney(t *testing.T) {
 	for _, p := range b.pageProblems() {
 		t.Errorf("browser console: %s", p)
 	}
+}
+
+// keyIDOf is the id of the only key the requests filter offers.
+func keyIDOf(t *testing.T, b *browser) string {
+	t.Helper()
+	id, err := chromedp.Run(b.ctx, chromedp.Evaluate[string](`document.querySelector('[data-testid="filter-key"] option:not([value=""])').value`))
+	if err != nil || id == "" {
+		t.Fatalf("no key in the requests filter: %v", err)
+	}
+	return id
+}
+
+// htmxSettled waits until the page has loaded and htmx has finished every
+// request and swap. htmx wires the hx-* attributes of swapped-in content
+// only once it settles (it removes htmx-added from the new elements just
+// before); a click before that would follow the plain link or submit the
+// plain form instead.
+func htmxSettled() chromedp.Action[chromedp.Void] {
+	return chromedp.Poll[chromedp.Void](`document.readyState === 'complete' && ` +
+		`document.querySelector('.htmx-added, .htmx-settling, .htmx-swapping, .htmx-request') === null`)
 }

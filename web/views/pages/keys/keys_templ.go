@@ -609,7 +609,7 @@ func EditRow(e EditProps) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 44, ">route-all</option></select></label> <label>Dial (0 = cheapest, 1 = best; empty = organisation's) <input type=\"number\" min=\"0\" max=\"1\" step=\"0.01\" name=\"alpha\" value=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 44, ">route-all</option></select></label> <label>Dial, 0 cheapest to 1 best (empty = organisation's) <input type=\"number\" min=\"0\" max=\"1\" step=\"0.01\" name=\"alpha\" value=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
