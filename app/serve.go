@@ -35,6 +35,9 @@ func serveCommand(ctx context.Context, getenv func(string) string, stderr io.Wri
 	}
 	srv := newServer(c)
 	go c.auth.Run(ctx)
+	go c.spend.Run(ctx, spendFlushInterval, 2*time.Second, func(err error) {
+		logger.Warn("budget spend flush (retried next time)", "err", err)
+	})
 
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Listen(cfg.Addr) }()
@@ -57,6 +60,10 @@ func serveCommand(ctx context.Context, getenv func(string) string, stderr io.Wri
 	}
 	return nil
 }
+
+// spendFlushInterval is how often a replica writes the spend it summed: other
+// replicas' budget checks see a cost within about this long.
+const spendFlushInterval = 500 * time.Millisecond
 
 func analyticsKind(cfg Config) string {
 	if cfg.ClickHouseURL != "" {

@@ -71,6 +71,7 @@ type components struct {
 	orgRouters  *routing.OrgRouters
 	orgBudgets  *billing.OrgBudgets
 	budgets     *billing.Budgets
+	spend       *billing.SpendBuffer // behind budgets
 	providers   map[string]dispatch.Provider
 	tracing     *tracing // nil: no OTLP endpoint, tracing off
 }
@@ -137,7 +138,10 @@ func wire(ctx context.Context, cfg Config, logger *slog.Logger) (_ *components, 
 	if err != nil {
 		return nil, err
 	}
-	c.budgets = billing.NewBudgets(billingsql.New(c.db), billing.BudgetsConfig{})
+	// Spend is summed per replica and written every spendFlushInterval
+	// (serveCommand runs the flusher, closeStores writes the rest).
+	c.spend = billing.NewSpendBuffer(billingsql.New(c.db))
+	c.budgets = billing.NewBudgets(c.spend, billing.BudgetsConfig{})
 	c.orgBudgets = billing.NewOrgBudgets(billingsql.New(c.db), billing.OrgBudgetsConfig{})
 	var limiter tenancy.KeyLimiter = tenancy.NewMemoryKeyLimiter()
 	if c.redis != nil {
@@ -227,6 +231,11 @@ func (c *components) closeStores() {
 	if c.writer != nil {
 		if err := c.writer.Close(ctx); err != nil {
 			c.logger.Error("analytics writer close", "err", err)
+		}
+	}
+	if c.spend != nil {
+		if err := c.spend.Close(ctx); err != nil {
+			c.logger.Error("budget spend flush", "err", err)
 		}
 	}
 	if c.auth != nil {
