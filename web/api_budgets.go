@@ -27,48 +27,6 @@ type BudgetDeps struct {
 // errBudgetsMissing is the answer when BudgetDeps are not configured.
 var errBudgetsMissing = errors.New("web: budgets are not available")
 
-// budgetErrors maps the budget surfaces' own errors (the rest goes through
-// errorTable): field errors are 400 billing.invalid_budget naming the field.
-var budgetErrors = []struct {
-	err    error
-	status int
-	code   string
-	msg    string
-}{
-	{errBudgetsMissing, fiber.StatusNotImplemented, "billing.not_configured", "budgets are not available on this deployment"},
-	{billing.ErrInvalidBudgetSettings, fiber.StatusBadRequest, "billing.invalid_budget", ""},
-	{billing.ErrBudgetUnavailable, fiber.StatusServiceUnavailable, "billing.unavailable", "budgets cannot be read right now; retry"},
-}
-
-// budgetError returns the status and body for a budget error, and false for
-// any other error.
-func budgetError(err error) (int, apiErrorDetail, bool) {
-	for _, k := range budgetErrors {
-		if !errors.Is(err, k.err) {
-			continue
-		}
-		d := apiErrorDetail{Code: k.code, Message: k.msg}
-		var fe *billing.FieldError
-		if errors.As(err, &fe) {
-			d.Field, d.Message = fe.Field, fe.Public()
-		}
-		return k.status, d, true
-	}
-	return 0, apiErrorDetail{}, false
-}
-
-// failBudgets writes a budget error, or hands err to fail.
-func (a *API) failBudgets(c *fiber.Ctx, err error) error {
-	status, d, ok := budgetError(err)
-	if !ok {
-		return a.fail(c, err)
-	}
-	if status >= 500 && status != fiber.StatusNotImplemented {
-		a.d.Logger.ErrorContext(c.UserContext(), "budgets unavailable", "err", err, "method", c.Method(), "route", c.Route().Path)
-	}
-	return c.Status(status).JSON(apiError{Error: d})
-}
-
 // budgetsActor checks that budgets are configured and resolves the caller;
 // admin requires the admin or owner role.
 func (a *API) budgetsActor(c *fiber.Ctx, admin bool) (tenancy.Actor, error) {
@@ -164,11 +122,11 @@ func (a *API) budgetState(ctx context.Context, act tenancy.Actor, now time.Time)
 func (a *API) getBudgets(c *fiber.Ctx) error {
 	act, err := a.budgetsActor(c, false)
 	if err != nil {
-		return a.failBudgets(c, err)
+		return a.fail(c, err)
 	}
 	v, err := a.budgetState(c.UserContext(), act, time.Now())
 	if err != nil {
-		return a.failBudgets(c, err)
+		return a.fail(c, err)
 	}
 	return c.JSON(v)
 }
@@ -221,22 +179,22 @@ func (r budgetsRequest) settings() (billing.OrgBudgetSettings, error) {
 func (a *API) putBudgets(c *fiber.Ctx) error {
 	act, err := a.budgetsActor(c, true)
 	if err != nil {
-		return a.failBudgets(c, err)
+		return a.fail(c, err)
 	}
 	var req budgetsRequest
 	if err := a.decode(c, &req, false); err != nil {
-		return a.failBudgets(c, err)
+		return a.fail(c, err)
 	}
 	s, err := req.settings()
 	if err == nil {
 		err = a.saveBudgets(c.UserContext(), act, s, "api")
 	}
 	if err != nil {
-		return a.failBudgets(c, err)
+		return a.fail(c, err)
 	}
 	v, err := a.budgetState(c.UserContext(), act, time.Now())
 	if err != nil {
-		return a.failBudgets(c, err)
+		return a.fail(c, err)
 	}
 	return c.JSON(v)
 }

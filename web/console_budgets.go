@@ -2,7 +2,6 @@ package web
 
 import (
 	"errors"
-	"net/http"
 	"strconv"
 	"strings"
 
@@ -65,33 +64,16 @@ func (c *Console) renderBudgets(ctx *fiber.Ctx, status int, content bview.Conten
 	return c.render(ctx, status, bview.Page(bview.PageProps{Layout: c.layoutFor(ctx, "Budgets", "budgets"), Content: content}))
 }
 
-// failBudgets renders the budget surfaces' own errors (not configured,
-// unavailable) as an error panel; others go through fail.
-func (c *Console) failBudgets(ctx *fiber.Ctx, err error) error {
-	status, d, ok := budgetError(err)
-	if !ok || status < 500 {
-		return c.fail(ctx, err)
-	}
-	if status != fiber.StatusNotImplemented {
-		c.d.Logger.ErrorContext(ctx.UserContext(), "budgets unavailable", "err", err, "method", ctx.Method(), "route", ctx.Route().Path)
-	}
-	panel := components.ErrorPanel(components.ErrorPageProps{Status: status, Title: http.StatusText(status), Message: d.Message})
-	if isHTMX(ctx) {
-		return c.render(ctx, status, panel)
-	}
-	return c.render(ctx, status, layoutWith(c.layoutFor(ctx, http.StatusText(status), "budgets"), panel))
-}
-
 // budgetsPage handles GET /budgets: the organisation's budgets and spending
 // (editable by admins and owners) and every key's.
 func (c *Console) budgetsPage(ctx *fiber.Ctx) error {
 	act, err := c.api.budgetsActor(ctx, false)
 	if err != nil {
-		return c.failBudgets(ctx, err)
+		return c.fail(ctx, err)
 	}
 	v, err := c.api.budgetState(ctx.UserContext(), act, c.d.Now())
 	if err != nil {
-		return c.failBudgets(ctx, err)
+		return c.fail(ctx, err)
 	}
 	lp := c.layoutFor(ctx, "Budgets", "budgets")
 	return c.renderBudgets(ctx, fiber.StatusOK, budgetsContent(v, lp.CSRF, act.Role.AtLeast(tenancy.RoleAdmin)))
@@ -133,7 +115,7 @@ func budgetFieldErrors(err error) (map[string]string, string) {
 func (c *Console) saveBudgets(ctx *fiber.Ctx) error {
 	act, err := c.api.budgetsActor(ctx, true)
 	if err != nil {
-		return c.failBudgets(ctx, err)
+		return c.fail(ctx, err)
 	}
 	lp := c.layoutFor(ctx, "Budgets", "budgets")
 	s, form, err := budgetsFormInput(ctx, lp.CSRF)
@@ -141,11 +123,11 @@ func (c *Console) saveBudgets(ctx *fiber.Ctx) error {
 		err = c.api.saveBudgets(ctx.UserContext(), act, s, "console")
 	}
 	if err != nil && !isInvalidInput(err) && !errors.Is(err, billing.ErrInvalidBudgetSettings) {
-		return c.failBudgets(ctx, err)
+		return c.fail(ctx, err)
 	}
 	v, verr := c.api.budgetState(ctx.UserContext(), act, c.d.Now())
 	if verr != nil {
-		return c.failBudgets(ctx, verr)
+		return c.fail(ctx, verr)
 	}
 	content := budgetsContent(v, lp.CSRF, true)
 	if err != nil {

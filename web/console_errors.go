@@ -77,6 +77,9 @@ func (c *Console) errorText(ctx *fiber.Ctx, err error) (status int, msg, errorID
 		c.d.Logger.ErrorContext(ctx.UserContext(), "console error", "err", err, "error_id", errorID,
 			"method", ctx.Method(), "route", ctx.Route().Path)
 		msg = "Something went wrong on our side (error id " + errorID + ")."
+	} else if unavailable(status) {
+		c.d.Logger.ErrorContext(ctx.UserContext(), "console dependency unavailable", "err", err,
+			"method", ctx.Method(), "route", ctx.Route().Path)
 	}
 	return status, msg, errorID
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/heddle-gw/heddle/billing"
 	"github.com/heddle-gw/heddle/routing"
 	"github.com/heddle-gw/heddle/tenancy"
 )
@@ -64,6 +65,9 @@ var errorTable = []errorKind{
 	{routing.ErrInvalidSettings, fiber.StatusBadRequest, "routing.invalid_settings", ""},
 	{routing.ErrDataTooLarge, fiber.StatusRequestEntityTooLarge, "routing.data_too_large", ""},
 	{routing.ErrData, fiber.StatusUnprocessableEntity, "routing.invalid_data", ""},
+	{errBudgetsMissing, fiber.StatusNotImplemented, "billing.not_configured", "budgets are not available on this deployment"},
+	{billing.ErrInvalidBudgetSettings, fiber.StatusBadRequest, "billing.invalid_budget", ""},
+	{billing.ErrBudgetUnavailable, fiber.StatusServiceUnavailable, "billing.unavailable", "budgets cannot be read right now; retry"},
 }
 
 // apiError is the JSON error body.
@@ -100,9 +104,19 @@ func classify(err error) (int, apiErrorDetail, bool) {
 		if errors.As(err, &rf) {
 			d.Field = rf.Field
 		}
+		var bf *billing.FieldError
+		if errors.As(err, &bf) {
+			d.Field, d.Message = bf.Field, bf.Public()
+		}
 		return k.status, d, true
 	}
 	return fiber.StatusInternalServerError, apiErrorDetail{Code: "tenancy.internal", Message: "internal error"}, false
+}
+
+// unavailable says a known error's status means a dependency failed (so
+// the cause is worth a log line); 501 is a deployment choice, not a failure.
+func unavailable(status int) bool {
+	return status >= 500 && status != fiber.StatusNotImplemented
 }
 
 // publicMessage is the text of errors whose messages are written for users.
@@ -123,6 +137,9 @@ func (a *API) fail(c *fiber.Ctx, err error) error {
 		rand.Read(id)
 		d.ErrorID = hex.EncodeToString(id)
 		a.d.Logger.ErrorContext(c.UserContext(), "admin api error", "err", err, "error_id", d.ErrorID,
+			"method", c.Method(), "route", c.Route().Path)
+	} else if unavailable(status) {
+		a.d.Logger.ErrorContext(c.UserContext(), "admin api dependency unavailable", "err", err,
 			"method", c.Method(), "route", c.Route().Path)
 	}
 	var rl *tenancy.RateLimitError
