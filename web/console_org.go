@@ -120,6 +120,8 @@ func (c *Console) orgInvite(ctx *fiber.Ctx) error {
 			form.Fields, form.Error = fieldErrors(err)
 		case errors.Is(err, tenancy.ErrConflict):
 			form.Error = form.Email + " is already a member of this organisation."
+		case errors.Is(err, tenancy.ErrForbidden) && !act.Can(tenancy.PermManageMembers):
+			form.Error = "Only admins and owners can invite members."
 		case errors.Is(err, tenancy.ErrForbidden):
 			form.Error = "Your role does not allow inviting with the role " + form.Role + "."
 		default:

@@ -185,8 +185,9 @@ func TestConsoleOrgRolesAndRemoval(t *testing.T) {
 		p.text("member-error") != "your role does not allow this" || p.text("member-role") != "admin" {
 		t.Errorf("viewer re-roles: %d %s", p.status, p.body)
 	}
-	if p := viewer.post("/org/invitations", url.Values{"email": {"z@example.com"}, "role": {"member"}}, htmx); p.status != 403 {
-		t.Errorf("viewer invites: %d", p.status)
+	if p := viewer.post("/org/invitations", url.Values{"email": {"z@example.com"}, "role": {"member"}}, htmx); p.status != 403 ||
+		p.text("invite-error") != "Only admins and owners can invite members." {
+		t.Errorf("viewer invites: %d %s", p.status, p.body)
 	}
 
 	// An admin manages non-owners only, and cannot grant owner.
