@@ -33,14 +33,7 @@ func (a *API) budgetsActor(c *fiber.Ctx, admin bool) (tenancy.Actor, error) {
 	if a.d.Budgets.Settings == nil || a.d.Budgets.Spend == nil {
 		return tenancy.Actor{}, errBudgetsMissing
 	}
-	act, err := a.actor(c)
-	if err != nil {
-		return act, err
-	}
-	if !act.Can(tenancy.PermRead) || (admin && !act.Role.AtLeast(tenancy.RoleAdmin)) {
-		return act, tenancy.ErrForbidden
-	}
-	return act, nil
+	return a.settingsActor(c, admin)
 }
 
 // budgetUsage is one budget and what was spent in its current period.

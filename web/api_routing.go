@@ -67,6 +67,13 @@ func (a *API) routingActor(c *fiber.Ctx, admin bool) (tenancy.Actor, error) {
 	if a.d.RoutingSettings == nil || a.d.RoutingBundles == nil || a.d.KnownModel == nil {
 		return tenancy.Actor{}, errRoutingMissing
 	}
+	return a.settingsActor(c, admin)
+}
+
+// settingsActor resolves the caller of an organisation settings surface:
+// reading needs the read permission, changing (admin) the admin or owner
+// role.
+func (a *API) settingsActor(c *fiber.Ctx, admin bool) (tenancy.Actor, error) {
 	act, err := a.actor(c)
 	if err != nil {
 		return act, err
