@@ -49,7 +49,7 @@ func NewConsole(d ConsoleDeps) *Console {
 }
 
 // Mount registers the console's routes on r: / (redirect), /login,
-// /signup, /logout, /dashboard, /requests, /requests/:id, /keys,
+// /signup, /invite/:token, /logout, /dashboard, /requests, /requests/:id, /keys,
 // /credentials, /reports (and its cost.csv and cost.json), /routing, /org
 // and /static/*.
 func (c *Console) Mount(r fiber.Router) {
@@ -63,6 +63,8 @@ func (c *Console) Mount(r fiber.Router) {
 	r.Post("/login", open(c.login)...)
 	r.Get("/signup", open(c.signupPage)...)
 	r.Post("/signup", open(c.signup)...)
+	r.Get("/invite/:token", open(c.invitePage)...)
+	r.Post("/invite/:token", open(c.acceptInvite)...)
 
 	r.Post("/logout", auth(c.logout)...)
 	r.Get("/dashboard", auth(c.dashboard)...)

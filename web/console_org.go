@@ -141,6 +141,7 @@ func (c *Console) orgInvite(ctx *fiber.Ctx) error {
 	c.d.Logger.InfoContext(uctx, "member invited", "org_id", act.OrgID, "invitation_id", inv.ID, "role", string(inv.Role), "via", "console")
 	invited := org.Invited{
 		Email: inv.Email, Role: string(inv.Role), Token: token, AcceptPath: "/api/v1/invitations/" + token + "/accept",
+		Link:    invitePath(token),
 		Expires: components.Time(inv.ExpiresAt),
 	}
 	if !isHTMX(ctx) {

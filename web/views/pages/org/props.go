@@ -60,6 +60,7 @@ type Invited struct {
 	Role       string
 	Token      string
 	AcceptPath string
+	Link       string // the console page that accepts it, /invite/<token>
 	Expires    string
 }
 
