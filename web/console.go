@@ -50,7 +50,8 @@ func NewConsole(d ConsoleDeps) *Console {
 
 // Mount registers the console's routes on r: / (redirect), /login,
 // /signup, /invite/:token, /logout, /dashboard, /requests, /requests/:id, /keys,
-// /credentials, /reports (and its cost.csv and cost.json), /routing, /org
+// /credentials, /reports (and its cost.csv and cost.json), /routing, /orgs
+// (switch, create), /org
 // and /static/*.
 func (c *Console) Mount(r fiber.Router) {
 	// Middleware is attached per route, not with Use or a prefix-less group,
@@ -88,6 +89,9 @@ func (c *Console) Mount(r fiber.Router) {
 	r.Post("/routing", auth(c.saveRouting)...)
 	r.Get("/budgets", auth(c.budgetsPage)...)
 	r.Post("/budgets", auth(c.saveBudgets)...)
+	r.Get("/orgs", auth(c.orgsPage)...)
+	r.Post("/orgs", auth(c.createOrg)...)
+	r.Post("/orgs/:id/switch", auth(c.switchOrg)...)
 	r.Get("/org", auth(c.orgPage)...)
 	r.Post("/org/invitations", auth(c.orgInvite)...)
 	r.Post("/org/members/:user/role", auth(c.orgChangeRole)...)
