@@ -29,4 +29,10 @@ var (
 	ErrRejected = errors.New("analytics: rows rejected by the store")
 	// ErrSpill is wrapped by errors of the on-disk spill segments.
 	ErrSpill = errors.New("analytics: spill")
+	// ErrInvalidPrivacy is wrapped by a *FieldError for privacy settings out
+	// of bounds.
+	ErrInvalidPrivacy = errors.New("analytics: invalid privacy settings")
+	// ErrPrivacyUnavailable wraps store failures reading or writing privacy
+	// settings and stored content (content is then not stored: fail closed).
+	ErrPrivacyUnavailable = errors.New("analytics: privacy settings or content unavailable")
 )
