@@ -16,6 +16,11 @@ type Deps struct {
 	// adapter may serve several names. A name missing here counts as not
 	// configured.
 	Providers map[string]Provider
+	// ProviderFor finds the adapter of a target whose provider is not in
+	// Providers (an organisation's own endpoint, by its kind: e.g. an
+	// OpenAI-compatible target with a BaseURL); nil, or nil returned, counts
+	// as not configured. It must not block.
+	ProviderFor func(t Target) Provider
 	// Credentials resolves an organisation's credential per provider.
 	Credentials Credentials
 	// Codecs maps each wire format to its codec.

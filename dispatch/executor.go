@@ -18,6 +18,7 @@ import (
 type Executor struct {
 	cfg       Config
 	providers map[string]Provider
+	provFor   func(Target) Provider
 	creds     Credentials
 	codecs    map[llm.Format]llm.Codec
 	modelOf   map[llm.Format]ModelOfFunc
@@ -42,6 +43,7 @@ func NewExecutor(cfg Config, deps Deps) *Executor {
 	e := &Executor{
 		cfg:       cfg,
 		providers: copyMap(deps.Providers),
+		provFor:   deps.ProviderFor,
 		creds:     deps.Credentials,
 		codecs:    copyMap(deps.Codecs),
 		modelOf:   copyMap(deps.ModelOf),

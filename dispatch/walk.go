@@ -78,6 +78,9 @@ func (w *walk) run() (*Result, error) {
 func (w *walk) target(t Target) (step, error) {
 	e := w.e
 	prov := e.providers[t.Provider]
+	if prov == nil && e.provFor != nil {
+		prov = e.provFor(t)
+	}
 	if prov == nil {
 		w.skip(t, "", ReasonProviderNotConfigured)
 		return stepNext, nil
