@@ -52,5 +52,17 @@ type Recorder interface {
 	RecordRequest(r analytics.Request)
 }
 
+// ContentKeeper keeps the prompt and answer of organisations that opted in
+// to content storage (SPEC 8; analytics.Contents fits). Enabled runs on the
+// request path: it is cached per replica, honours ctx and fails closed
+// (false when the setting cannot be read). Keep runs in the background after
+// the answer was written, with its own timeout; it may block, re-checks the
+// setting and stores nothing for an organisation that did not opt in. Its
+// errors never carry the content.
+type ContentKeeper interface {
+	Enabled(ctx context.Context, orgID string) bool
+	Keep(ctx context.Context, c analytics.TurnContent) error
+}
+
 // Codecs returns the codec of a wire format.
 type Codecs map[llm.Format]llm.Codec

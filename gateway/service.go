@@ -47,6 +47,8 @@ type Deps struct {
 	Cache *routing.Cache
 	// MaxAttempts bounds a plan's attempts; 0 means the executor's default.
 	MaxAttempts int
+	// Content keeps opted-in organisations' prompts and answers; nil: never.
+	Content ContentKeeper
 }
 
 // Service runs turns.
@@ -96,8 +98,13 @@ func (s *Service) serve(ctx context.Context, t *Turn, out Output, rec *analytics
 	if err != nil {
 		s.d.Logger.WarnContext(ctx, "cache lookup failed", "err", err)
 	}
+	keep := s.keepsContent(ctx, t.Caller)
 	if hit.Kind == routing.HitExact || hit.Kind == routing.HitSemantic {
-		return s.serveCached(t, req, codec, entry, hit, out, rec)
+		if err := s.serveCached(t, req, codec, entry, hit, out, rec); err != nil {
+			return err
+		}
+		s.keepContent(t, keep, req, entry.Response)
+		return nil
 	}
 	res, err := s.resolve(ctx, t.Caller, t.Header, req, org)
 	if err != nil {
@@ -129,7 +136,7 @@ func (s *Service) serve(ctx context.Context, t *Turn, out Output, rec *analytics
 	var response *llm.Response
 	var body []byte
 	if req.Stream {
-		result, response, err = s.stream(ctx, meta, res.plan, op, codec, served, out)
+		result, response, err = s.stream(ctx, meta, res.plan, op, codec, served, out, keep)
 	} else {
 		result, response, body, err = s.whole(ctx, meta, res.plan, op, codec, served, out)
 	}
@@ -141,6 +148,7 @@ func (s *Service) serve(ctx context.Context, t *Turn, out Output, rec *analytics
 	s.advancePin(res.session, result.Served.Model, u.Input+u.CacheRead+u.CacheWrite)
 	s.offerCache(routing.StoreInput{Scope: scope, Request: req, Header: t.Header, Bypass: bypass, Keys: &hit.Keys, Status: 200,
 		Response: response, Body: body, Model: result.Served.Model, Provider: result.Served.Provider})
+	s.keepContent(t, keep, req, response)
 	return nil
 }
 
@@ -164,10 +172,11 @@ func (s *Service) whole(ctx context.Context, meta dispatch.Meta, plan dispatch.P
 }
 
 // stream runs a streaming turn; it returns the collected response when the
-// stream completed.
+// stream completed (collected for the cache, or when keep says the
+// organisation stores content).
 func (s *Service) stream(ctx context.Context, meta dispatch.Meta, plan dispatch.Plan, op *dispatch.Operation,
-	codec llm.Codec, served Served, out Output) (*dispatch.Result, *llm.Response, error) {
-	w := &streamWriter{out: out, served: served, inbound: op.Inbound, noRaw: op.RawBody == nil, collect: s.d.Cache != nil}
+	codec llm.Codec, served Served, out Output, keep bool) (*dispatch.Result, *llm.Response, error) {
+	w := &streamWriter{out: out, served: served, inbound: op.Inbound, noRaw: op.RawBody == nil, collect: s.d.Cache != nil || keep}
 	w.buf = &bytes.Buffer{}
 	w.enc = codec.NewStreamEncoder(w.buf)
 	if enc, ok := w.enc.(*openaichat.StreamEncoder); ok {

@@ -19,8 +19,8 @@ type streamWriter struct {
 	committed bool
 	enc       llm.StreamEncoder
 	buf       *bytes.Buffer
-	collect   bool          // keep the whole answer (only when a cache will store it)
-	collected llm.Collector // the whole answer, for the cache
+	collect   bool          // keep the whole answer (for the cache or stored content)
+	collected llm.Collector // the whole answer
 }
 
 var (

@@ -1,0 +1,131 @@
+package gateway
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/heddle-gw/heddle/analytics"
+	"github.com/heddle-gw/heddle/catalog"
+	"github.com/heddle-gw/heddle/dispatch"
+	"github.com/heddle-gw/heddle/llm"
+	"github.com/heddle-gw/heddle/llm/anthropic"
+	"github.com/heddle-gw/heddle/llm/openaichat"
+)
+
+// keeper records what it is asked to keep; enabled lists opted-in orgs.
+type keeper struct {
+	enabled map[string]bool
+	mu      sync.Mutex
+	kept    []analytics.TurnContent
+	got     chan struct{}
+}
+
+func (k *keeper) Enabled(_ context.Context, org string) bool { return k.enabled[org] }
+
+func (k *keeper) Keep(_ context.Context, c analytics.TurnContent) error {
+	k.mu.Lock()
+	k.kept = append(k.kept, c)
+	k.mu.Unlock()
+	k.got <- struct{}{}
+	return nil
+}
+
+// answerExec answers every turn with "hello there": whole, or streamed as
+// canonical events.
+type answerExec struct{}
+
+func (answerExec) Run(_ context.Context, _ dispatch.Meta, plan dispatch.Plan, op *dispatch.Operation, out dispatch.StreamWriter) (*dispatch.Result, error) {
+	t := plan.Targets[0]
+	res := &dispatch.Result{Served: t, Usage: llm.Usage{Input: 3, Output: 2}}
+	if out == nil {
+		res.Response = &llm.Response{Model: t.Model, StopReason: llm.StopEnd, Content: []llm.Part{{Type: llm.PartText, Text: "hello there"}}}
+		return res, nil
+	}
+	out.(dispatch.Committer).Commit(t, false)
+	for _, e := range []llm.Event{
+		{Type: llm.EventMessageStart, ID: "m1", Model: t.Model},
+		{Type: llm.EventBlockStart, Index: 0, Block: &llm.Part{Type: llm.PartText}},
+		{Type: llm.EventTextDelta, Index: 0, Text: "hello "},
+		{Type: llm.EventTextDelta, Index: 0, Text: "there"},
+		{Type: llm.EventBlockStop, Index: 0},
+		{Type: llm.EventMessageDelta, StopReason: llm.StopEnd, Usage: &llm.Usage{Input: 3, Output: 2}},
+		{Type: llm.EventDone},
+	} {
+		if err := out.Write(e); err != nil {
+			return res, err
+		}
+	}
+	return res, nil
+}
+
+func (answerExec) Buffered(context.Context, dispatch.Meta, dispatch.Plan, *llm.Request) (*llm.Response, error) {
+	return nil, io.EOF
+}
+
+type nopRecorder struct{}
+
+func (nopRecorder) RecordAttempt(analytics.Attempt) {}
+func (nopRecorder) RecordRequest(analytics.Request) {}
+
+// TestContentKept: an opted-in organisation's whole and streamed turns hand
+// their request and final answer to the keeper; another organisation's
+// never do.
+func TestContentKept(t *testing.T) {
+	cat, err := catalog.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := &keeper{enabled: map[string]bool{"org_in": true}, got: make(chan struct{}, 8)}
+	svc := NewService(Deps{Catalog: cat, Executor: answerExec{}, Recorder: nopRecorder{}, Content: k,
+		Codecs: Codecs{llm.FormatChat: openaichat.New(), llm.FormatAnthropic: anthropic.New()},
+		Logger: slog.New(slog.DiscardHandler), BaselineModel: "claude-sonnet-4-5"})
+	tests := []struct {
+		name, org string
+		format    llm.Format
+		body      string
+		kept      bool
+	}{
+		{"whole chat", "org_in", llm.FormatChat, `{"model":"gpt-5-mini","messages":[{"role":"user","content":"tell me"}]}`, true},
+		{"streamed anthropic", "org_in", llm.FormatAnthropic, `{"model":"claude-haiku-4-5","max_tokens":10,"stream":true,"messages":[{"role":"user","content":"tell me"}]}`, true},
+		{"not opted in", "org_out", llm.FormatChat, `{"model":"gpt-5-mini","messages":[{"role":"user","content":"tell me"}]}`, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			turn := &Turn{RequestID: "req_" + tt.name, Received: time.Now(), Format: tt.format, Body: []byte(tt.body), Header: http.Header{},
+				Caller: Caller{OrgID: tt.org, KeyID: "key_1", Scopes: []string{"inference"}}}
+			if err := svc.Serve(context.Background(), turn, &captureOutput{}); err != nil {
+				t.Fatal(err)
+			}
+			if !tt.kept {
+				select {
+				case <-k.got:
+					t.Fatal("content kept for an organisation that did not opt in")
+				case <-time.After(100 * time.Millisecond):
+				}
+				return
+			}
+			select {
+			case <-k.got:
+			case <-time.After(5 * time.Second):
+				t.Fatal("content never kept")
+			}
+			k.mu.Lock()
+			c := k.kept[len(k.kept)-1]
+			k.mu.Unlock()
+			if c.OrgID != tt.org || c.KeyID != "key_1" || c.RequestID != turn.RequestID || c.Request == nil || c.Response == nil {
+				t.Fatalf("kept %+v", c)
+			}
+			if got := c.Request.Messages[0].Content[0].Text; got != "tell me" {
+				t.Errorf("request text %q", got)
+			}
+			if len(c.Response.Content) != 1 || c.Response.Content[0].Text != "hello there" {
+				t.Errorf("response content %+v", c.Response.Content)
+			}
+		})
+	}
+}
