@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"fmt"
 	"slices"
 
 	"github.com/heddle-gw/heddle/catalog"
@@ -12,7 +13,7 @@ import (
 // catalog models it can reach (a binding to a provider it has a credential
 // for; every model without a ProviderSet) that its allow and deny lists
 // admit and no alias of the same name shadows, in catalog order, then its
-// aliases by name: an alias of "auto" as a
+// own models (same filters, by id), then its aliases by name: an alias of "auto" as a
 // bare entry, an alias of a listed model as a copy of it under the alias
 // name (an alias of a model not listed is left out). When the
 // organisation's settings cannot be read it fails closed, as turns do.
@@ -33,6 +34,18 @@ func (s *Service) ModelsFor(ctx context.Context, c Caller) ([]catalog.Model, err
 		_, shadowed := org.settings.ResolveAlias(m.ID) // the alias is listed instead
 		if !shadowed && allowed(m.ID, org.settings) && reachable(m, usable) {
 			out = append(out, m)
+		}
+	}
+	if s.d.Tenant != nil {
+		own, err := s.d.Tenant.OrgModels(ctx, c.OrgID)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w: tenant models: %w", routing.ErrUnavailable, routing.ErrSettingsUnavailable, err)
+		}
+		for _, tm := range own {
+			_, shadowed := org.settings.ResolveAlias(tm.Model.ID)
+			if !shadowed && allowed(tm.Model.ID, org.settings) {
+				out = append(out, tm.Model)
+			}
 		}
 	}
 	return append(out, aliasEntries(org.settings, out, s.d.Catalog)...), nil
@@ -63,11 +76,11 @@ func aliasEntries(st routing.OrgSettings, listed []catalog.Model, cat *catalog.C
 			out = append(out, catalog.Model{ID: n})
 			continue
 		}
-		m, err := cat.Lookup(target)
-		if err != nil {
-			continue
-		}
-		if i := slices.IndexFunc(listed, func(l catalog.Model) bool { return l.ID == m.ID }); i >= 0 {
+		id := target
+		if m, err := cat.Lookup(target); err == nil {
+			id = m.ID
+		} // else perhaps one of the organisation's own models, listed by id
+		if i := slices.IndexFunc(listed, func(l catalog.Model) bool { return l.ID == id }); i >= 0 {
 			alias := listed[i]
 			alias.ID, alias.Aliases = n, nil
 			out = append(out, alias)

@@ -32,6 +32,21 @@ type ProviderSet interface {
 	UsableProviders(ctx context.Context, orgID string) (map[string]bool, error)
 }
 
+// TenantModel is one of an organisation's own models (SPEC 4): its catalog
+// form (its own prices, one binding to the organisation's provider) and the
+// target that reaches it (provider name, upstream id, format, base URL).
+type TenantModel struct {
+	Model  catalog.Model
+	Target dispatch.Target
+}
+
+// TenantModels gives an organisation's own models, never another's. It may
+// serve from a short cache; an error means they could not be read, and the
+// turns that need them fail closed.
+type TenantModels interface {
+	OrgModels(ctx context.Context, orgID string) ([]TenantModel, error)
+}
+
 // resolution is the model a turn runs on, how it was chosen and its plan.
 type resolution struct {
 	model      catalog.Model
@@ -76,6 +91,12 @@ func (s *Service) resolve(ctx context.Context, c Caller, h http.Header, req *llm
 	}
 	model, err := s.d.Catalog.Lookup(requested)
 	if err != nil {
+		if tm, found, terr := s.tenantModel(ctx, c.OrgID, requested); terr != nil || found {
+			if terr != nil {
+				return nil, terr
+			}
+			return s.explicitTenant(tm, aliased, settings)
+		}
 		if aliased {
 			return nil, &FieldError{Field: "model", Err: fmt.Errorf("%w: %q (the organisation's alias of %q)", ErrUnknownModel, requested, req.Model)}
 		}
@@ -228,4 +249,42 @@ func allowed(model string, st routing.OrgSettings) bool {
 		return false
 	}
 	return len(st.Allow) == 0 || slices.Contains(st.Allow, model)
+}
+
+// tenantModel finds name among the organisation's own models. An error means
+// they could not be read: the turn fails closed (as with unreadable
+// settings), since the name may be one of them.
+func (s *Service) tenantModel(ctx context.Context, orgID, name string) (TenantModel, bool, error) {
+	if s.d.Tenant == nil {
+		return TenantModel{}, false, nil
+	}
+	ms, err := s.d.Tenant.OrgModels(ctx, orgID)
+	if err != nil {
+		return TenantModel{}, false, fmt.Errorf("%w: %w: tenant models: %w", routing.ErrUnavailable, routing.ErrSettingsUnavailable, err)
+	}
+	name = strings.ToLower(strings.TrimPrefix(name, "models/"))
+	for _, m := range ms {
+		if m.Model.ID == name {
+			return m, true, nil
+		}
+	}
+	return TenantModel{}, false, nil
+}
+
+// explicitTenant resolves an explicit (or aliased) request for a tenant
+// model: its one target, its own price as the savings baseline. The router
+// never chooses tenant models, so a route-all key serves it as asked.
+func (s *Service) explicitTenant(tm TenantModel, aliased bool, st routing.OrgSettings) (*resolution, error) {
+	if !allowed(tm.Model.ID, st) {
+		return nil, &FieldError{Field: "model", Err: fmt.Errorf("%w: %q", ErrModelNotAllowed, tm.Model.ID)}
+	}
+	policy := "explicit"
+	if aliased {
+		policy = "alias"
+	}
+	return &resolution{
+		model: tm.Model, baseline: tm.Model, route: RouteExplicit,
+		plan:       dispatch.Plan{Targets: []dispatch.Target{tm.Target}, MaxAttempts: s.d.MaxAttempts},
+		provenance: dispatch.Provenance{Purpose: dispatch.PurposeMain, PolicyID: policy},
+	}, nil
 }

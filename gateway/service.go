@@ -31,6 +31,8 @@ type Deps struct {
 	Router Router
 	// Providers narrows routing to the providers an org can call; nil: all.
 	Providers ProviderSet
+	// Tenant gives each organisation its own models (SPEC 4); nil: none.
+	Tenant TenantModels
 	// DefaultAlpha is the quality/cost dial when the key sets none.
 	DefaultAlpha float64
 	// BaselineModel prices the savings of "auto" turns.
