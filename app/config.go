@@ -52,6 +52,9 @@ type Config struct {
 	// TraceSampleRatio is HEDDLE_TRACE_SAMPLE_RATIO: the share of new traces
 	// recorded, 0..1, default 1; an incoming traceparent's decision is kept.
 	TraceSampleRatio float64
+	// ContentJanitorInterval is HEDDLE_CONTENT_JANITOR_INTERVAL: how often
+	// expired stored content (SPEC 8) is deleted, default 5m.
+	ContentJanitorInterval time.Duration
 }
 
 // Production reports whether Heddle runs in production mode.
@@ -90,6 +93,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		OTLPEndpoint:      r.str("HEDDLE_OTLP_ENDPOINT", ""),
 		TraceSampleRatio:  r.float("HEDDLE_TRACE_SAMPLE_RATIO", 1),
 	}
+	c.ContentJanitorInterval = r.duration("HEDDLE_CONTENT_JANITOR_INTERVAL", 5*time.Minute)
 	c.CookieSecure = r.bool("HEDDLE_COOKIE_SECURE", c.Production())
 	if c.SpillDir == "" {
 		c.SpillDir = filepath.Join(c.DataDir, "spill")

@@ -35,6 +35,7 @@ func serveCommand(ctx context.Context, getenv func(string) string, stderr io.Wri
 	}
 	srv := newServer(c)
 	go c.auth.Run(ctx)
+	go runContentJanitor(ctx, c.contents, cfg.ContentJanitorInterval, logger.With("component", "content"))
 	go c.spend.Run(ctx, spendFlushInterval, 2*time.Second, func(err error) {
 		logger.Warn("budget spend flush (retried next time)", "err", err)
 	})

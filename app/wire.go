@@ -74,6 +74,7 @@ type components struct {
 	spend       *billing.SpendBuffer // behind budgets
 	providers   map[string]dispatch.Provider
 	tracing     *tracing // nil: no OTLP endpoint, tracing off
+	contents    *analytics.Contents
 }
 
 // wire opens the stores and builds every component. On error, whatever was
@@ -147,12 +148,13 @@ func wire(ctx context.Context, cfg Config, logger *slog.Logger) (_ *components, 
 	if c.redis != nil {
 		limiter = ratelimitredis.New(c.redis, "heddle:")
 	}
+	c.contents = newContents(c)
 	c.service = gateway.NewService(gateway.Deps{
 		Catalog: c.catalog, Codecs: c.codecs, Executor: c.executor, Recorder: c.tracing.recorder(c.writer),
 		Logger: logger.With("component", "gateway"), MaxAttempts: cfg.MaxAttempts,
 		Routers: c.tracing.routers(orgRouterSource{c.orgRouters}), Providers: newProviderSet(c.store, c.catalog), DefaultAlpha: cfg.DefaultAlpha,
 		BaselineModel: cfg.BaselineModel, Classify: httpapi.Classify,
-		Pins: pinsql.New(c.db, nil), Cache: cache,
+		Pins: pinsql.New(c.db, nil), Cache: cache, Content: c.contents,
 		Guard: guard{limiter: limiter, budgets: c.budgets, orgBudgets: c.orgBudgets, alerts: newSoftAlerts(), logger: logger},
 	})
 	return c, nil
