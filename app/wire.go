@@ -35,6 +35,7 @@ import (
 	"github.com/heddle-gw/heddle/tenancy"
 	"github.com/heddle-gw/heddle/tenancy/ratelimitredis"
 	tensql "github.com/heddle-gw/heddle/tenancy/sqlstore"
+	"github.com/heddle-gw/heddle/tenantmodel"
 )
 
 // components is the wired application: every store, service and adapter.
@@ -45,6 +46,8 @@ type components struct {
 	dialect Dialect
 	catalog *catalog.Catalog
 	codecs  gateway.Codecs
+
+	tenantModels *tenantmodel.Service // organisations' own providers and models
 
 	store      *tensql.Store
 	vault      *tenancy.Vault
@@ -101,6 +104,7 @@ func wire(ctx context.Context, cfg Config, logger *slog.Logger) (_ *components, 
 	if err = c.wireTenancy(); err != nil {
 		return nil, err
 	}
+	c.wireTenantModels()
 	if err = c.wireAnalytics(ctx); err != nil {
 		return nil, err
 	}
@@ -121,6 +125,7 @@ func wire(ctx context.Context, cfg Config, logger *slog.Logger) (_ *components, 
 		MaxAttempts: cfg.MaxAttempts, FirstByteTimeout: cfg.FirstByteTimeout, StreamIdleTimeout: cfg.StreamIdleTimeout,
 	}, dispatch.Deps{
 		Providers:   c.providers,
+		ProviderFor: tenantProviderFor(c.hc, cfg.AllowPrivate),
 		Credentials: credentialsAdapter{resolver: c.resolver, catalog: c.catalog},
 		Codecs:      c.codecs,
 		ModelOf: map[llm.Format]dispatch.ModelOfFunc{
@@ -152,6 +157,7 @@ func wire(ctx context.Context, cfg Config, logger *slog.Logger) (_ *components, 
 	c.service = gateway.NewService(gateway.Deps{
 		Catalog: c.catalog, Codecs: c.codecs, Executor: c.executor, Recorder: c.tracing.recorder(c.writer),
 		Logger: logger.With("component", "gateway"), MaxAttempts: cfg.MaxAttempts,
+		Tenant:  tenantSource{c.tenantModels},
 		Routers: c.tracing.routers(orgRouterSource{c.orgRouters}), Providers: newProviderSet(c.store, c.catalog), DefaultAlpha: cfg.DefaultAlpha,
 		BaselineModel: cfg.BaselineModel, Classify: httpapi.Classify,
 		Pins: pinsql.New(c.db, nil), Cache: cache, Content: c.contents,
