@@ -1,6 +1,7 @@
 package analytics
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -177,7 +178,7 @@ func RequestJSON(r *llm.Request) ([]byte, error) {
 		}
 		v.Tools = append(v.Tools, tl)
 	}
-	return json.Marshal(v)
+	return marshal(v)
 }
 
 // ResponseJSON renders the final answer: its text (text parts joined), its
@@ -202,7 +203,19 @@ func ResponseJSON(r *llm.Response) ([]byte, error) {
 			v.ToolCalls = append(v.ToolCalls, call{ID: p.ID, Name: p.Name, Arguments: p.Arguments})
 		}
 	}
-	return json.Marshal(v)
+	return marshal(v)
+}
+
+// marshal is json.Marshal without HTML escaping: the text is shown as
+// written (the console escapes it when rendering).
+func marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 // capContent cuts b to MaxContentBytes (on a UTF-8 boundary) and reports

@@ -15,6 +15,7 @@ func mountConsole(app *fiber.App, c *components) {
 		Tester:          credentialTester{catalog: c.catalog, providers: c.providers, codecs: c.codecs, logger: c.logger},
 		Reports:         c.reader,
 		Budgets:         web.BudgetDeps{Settings: c.orgBudgets, Spend: c.budgets},
+		Privacy:         c.contents,
 		RoutingSettings: c.orgRouting, RoutingBundles: c.orgRouting, RoutingChanged: c.orgRouters.Invalidate,
 		KnownModel: func(id string) bool { _, err := c.catalog.Lookup(id); return err == nil },
 	})

@@ -63,6 +63,9 @@ type APIDeps struct {
 	Reports analytics.Reader
 	// Budgets serve /api/v1/budgets and the console's /budgets.
 	Budgets BudgetDeps
+	// Privacy is the opt-in content storage (/api/v1/privacy, stored
+	// request content, the console's Privacy section); nil answers 501.
+	Privacy *analytics.Contents
 }
 
 // API is the JSON admin API. Build it with NewAPI and Mount it.
@@ -128,6 +131,11 @@ func (a *API) Mount(r fiber.Router) {
 
 	auth.Get("/budgets", a.getBudgets)
 	auth.Put("/budgets", a.putBudgets)
+
+	auth.Get("/privacy", a.getPrivacy)
+	auth.Put("/privacy", a.putPrivacy)
+	auth.Delete("/privacy/content", a.deleteContent)
+	auth.Get("/requests/:id/content", a.getContent)
 
 	g.Use(func(c *fiber.Ctx) error { return a.fail(c, errRoute) })
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/heddle-gw/heddle/analytics"
 	"github.com/heddle-gw/heddle/billing"
 	"github.com/heddle-gw/heddle/routing"
 	"github.com/heddle-gw/heddle/tenancy"
@@ -48,10 +49,12 @@ var errorTable = []errorKind{
 	{tenancy.ErrNotConfigured, fiber.StatusNotFound, "tenancy.not_configured", "no credential for this provider"},
 	{tenancy.ErrEmailTaken, fiber.StatusConflict, "tenancy.email_taken", "that email is already registered"},
 	{tenancy.ErrLastOwner, fiber.StatusConflict, "tenancy.last_owner", "an organisation needs at least one owner"},
+	{errContentUnreadable, fiber.StatusGone, "analytics.content_unreadable", "the stored content was sealed under a data key that was since replaced; it cannot be read"},
 	{tenancy.ErrDataKeyChanged, fiber.StatusConflict, "tenancy.conflict", "a concurrent change got there first; try again"},
 	{tenancy.ErrConflict, fiber.StatusConflict, "tenancy.conflict", "conflicts with an existing object"},
 	{tenancy.ErrInvitationInvalid, fiber.StatusGone, "tenancy.invitation_invalid", "invitation invalid, expired or already used"},
 	{tenancy.ErrInvalidInput, fiber.StatusBadRequest, "tenancy.invalid_input", ""},
+	{analytics.ErrInvalidPrivacy, fiber.StatusBadRequest, "analytics.invalid_privacy", ""},
 	{errBadJSON, fiber.StatusBadRequest, "tenancy.invalid_json", ""},
 	{errBodyTooLarge, fiber.StatusRequestEntityTooLarge, "tenancy.body_too_large", "request body too large"},
 	{errMediaType, fiber.StatusUnsupportedMediaType, "tenancy.unsupported_media_type", "send Content-Type: application/json"},
@@ -68,6 +71,10 @@ var errorTable = []errorKind{
 	{errBudgetsMissing, fiber.StatusNotImplemented, "billing.not_configured", "budgets are not available on this deployment"},
 	{billing.ErrInvalidBudgetSettings, fiber.StatusBadRequest, "billing.invalid_budget", ""},
 	{billing.ErrBudgetUnavailable, fiber.StatusServiceUnavailable, "billing.unavailable", "budgets cannot be read right now; retry"},
+	{errPrivacyMissing, fiber.StatusNotImplemented, "analytics.privacy_not_configured", "content storage is not available on this deployment"},
+	{analytics.ErrNotFound, fiber.StatusNotFound, "analytics.not_found", "not found"},
+	{analytics.ErrOrgRequired, fiber.StatusForbidden, "tenancy.no_organisation", "no current organisation"},
+	{analytics.ErrPrivacyUnavailable, fiber.StatusServiceUnavailable, "analytics.privacy_unavailable", "privacy settings or stored content cannot be read right now; retry"},
 }
 
 // apiError is the JSON error body.
