@@ -16,6 +16,7 @@ func mountConsole(app *fiber.App, c *components) {
 		Reports:         c.reader,
 		Budgets:         web.BudgetDeps{Settings: c.orgBudgets, Spend: c.budgets},
 		Privacy:         c.contents,
+		TenantModels:    c.tenantModels,
 		RoutingSettings: c.orgRouting, RoutingBundles: c.orgRouting, RoutingChanged: c.orgRouters.Invalidate,
 		KnownModel: func(id string) bool { _, err := c.catalog.Lookup(id); return err == nil },
 	})

@@ -15,6 +15,7 @@ import (
 	"github.com/heddle-gw/heddle/analytics"
 	"github.com/heddle-gw/heddle/routing"
 	"github.com/heddle-gw/heddle/tenancy"
+	"github.com/heddle-gw/heddle/tenantmodel"
 )
 
 // CredentialTester checks a provider credential against its upstream (for
@@ -63,6 +64,10 @@ type APIDeps struct {
 	Reports analytics.Reader
 	// Budgets serve /api/v1/budgets and the console's /budgets.
 	Budgets BudgetDeps
+	// TenantModels keeps the organisation's own providers and models
+	// (/api/v1/providers, /api/v1/models, the console's /models); nil makes
+	// those answer 501.
+	TenantModels *tenantmodel.Service
 	// Privacy is the opt-in content storage (/api/v1/privacy, stored
 	// request content, the console's Privacy section); nil answers 501.
 	Privacy *analytics.Contents
@@ -131,6 +136,14 @@ func (a *API) Mount(r fiber.Router) {
 
 	auth.Get("/budgets", a.getBudgets)
 	auth.Put("/budgets", a.putBudgets)
+
+	auth.Get("/providers", a.listProviders)
+	auth.Post("/providers", a.addProvider)
+	auth.Delete("/providers/:name", a.deleteProvider)
+	auth.Get("/models", a.listModels)
+	auth.Post("/models", a.addModel)
+	auth.Patch("/models/:id", a.updateModel)
+	auth.Delete("/models/:id", a.deleteModel)
 
 	auth.Get("/privacy", a.getPrivacy)
 	auth.Put("/privacy", a.putPrivacy)

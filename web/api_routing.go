@@ -138,7 +138,11 @@ func (a *API) putRouting(c *fiber.Ctx) error {
 // stores it as act's organisation's settings and announces the change. The
 // API and the console both save through it.
 func (a *API) saveRouting(ctx context.Context, act tenancy.Actor, s routing.OrgSettings, via string) error {
-	if err := s.Validate(a.d.KnownModel); err != nil {
+	known, err := a.knownModel(ctx, act.OrgID)
+	if err != nil {
+		return err
+	}
+	if err := s.Validate(known); err != nil {
 		return err
 	}
 	if s.BundleID != "" {

@@ -13,6 +13,7 @@ import (
 	"github.com/heddle-gw/heddle/billing"
 	"github.com/heddle-gw/heddle/routing"
 	"github.com/heddle-gw/heddle/tenancy"
+	"github.com/heddle-gw/heddle/tenantmodel"
 )
 
 // Errors of the web layer itself.
@@ -71,6 +72,9 @@ var errorTable = []errorKind{
 	{errBudgetsMissing, fiber.StatusNotImplemented, "billing.not_configured", "budgets are not available on this deployment"},
 	{billing.ErrInvalidBudgetSettings, fiber.StatusBadRequest, "billing.invalid_budget", ""},
 	{billing.ErrBudgetUnavailable, fiber.StatusServiceUnavailable, "billing.unavailable", "budgets cannot be read right now; retry"},
+	{errTenantModelsMissing, fiber.StatusNotImplemented, "tenantmodel.not_configured", "tenant providers and models are not available on this deployment"},
+	{tenantmodel.ErrProviderInUse, fiber.StatusConflict, "tenantmodel.provider_in_use", "the provider still has models; delete them first"},
+	{tenantmodel.ErrUnavailable, fiber.StatusServiceUnavailable, "tenantmodel.unavailable", "the organisation's models cannot be read right now; retry"},
 	{errPrivacyMissing, fiber.StatusNotImplemented, "analytics.privacy_not_configured", "content storage is not available on this deployment"},
 	{analytics.ErrNotFound, fiber.StatusNotFound, "analytics.not_found", "not found"},
 	{analytics.ErrOrgRequired, fiber.StatusForbidden, "tenancy.no_organisation", "no current organisation"},
