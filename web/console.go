@@ -96,6 +96,8 @@ func (c *Console) Mount(r fiber.Router) {
 	r.Post("/org/invitations", auth(c.orgInvite)...)
 	r.Post("/org/members/:user/role", auth(c.orgChangeRole)...)
 	r.Post("/org/members/:user/remove", auth(c.orgRemove)...)
+	r.Post("/org/privacy", auth(c.orgSavePrivacy)...)
+	r.Post("/org/privacy/delete", auth(c.orgDeleteContent)...)
 }
 
 type nonceKey struct{}

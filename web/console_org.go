@@ -62,6 +62,9 @@ func (c *Console) orgProps(ctx *fiber.Ctx, act tenancy.Actor) (org.PageProps, er
 			return org.PageProps{}, err
 		}
 	}
+	if p.Privacy, err = c.privacySection(ctx, act); err != nil {
+		return org.PageProps{}, err
+	}
 	return p, nil
 }
 

@@ -144,7 +144,9 @@ func (c *Console) timeline(ctx *fiber.Ctx) error {
 	if err != nil {
 		return c.fail(ctx, err)
 	}
+	content, note := c.timelineContent(ctx, id)
 	return c.render(ctx, fiber.StatusOK, requests.Timeline(requests.TimelineProps{
 		Layout: c.layoutFor(ctx, "Request "+id, "requests"), RequestID: id, Timeline: tl,
+		Content: content, ContentNote: note,
 	}))
 }

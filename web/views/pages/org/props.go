@@ -83,6 +83,7 @@ type PageProps struct {
 	Form        InviteForm
 	Invited     *Invited // set when the page answers a non-htmx invitation
 	Error       string
+	Privacy     *Privacy // nil: content storage is not available
 }
 
 // Roles are the four roles, strongest first.

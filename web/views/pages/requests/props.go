@@ -69,6 +69,10 @@ type TimelineProps struct {
 	Layout    layout.Props
 	RequestID string
 	Timeline  analytics.RequestTimeline
+	// Content is the stored prompt and response, nil when none is shown;
+	// ContentNote then says why.
+	Content     *Content
+	ContentNote string
 }
 
 func requestURL(id string) string { return "/requests/" + url.PathEscape(id) }
