@@ -1,8 +1,12 @@
 package app
 
 import (
+	"context"
+
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/heddle-gw/heddle/catalog"
+	"github.com/heddle-gw/heddle/gateway"
 	"github.com/heddle-gw/heddle/web"
 )
 
@@ -21,5 +25,9 @@ func mountConsole(app *fiber.App, c *components) {
 		KnownModel: func(id string) bool { _, err := c.catalog.Lookup(id); return err == nil },
 	})
 	api.Mount(app)
-	web.NewConsole(web.ConsoleDeps{API: api, Reader: c.reader, Logger: c.logger.With("component", "console")}).Mount(app)
+	web.NewConsole(web.ConsoleDeps{API: api, Reader: c.reader, Logger: c.logger.With("component", "console"),
+		Models: func(ctx context.Context, orgID string) ([]catalog.Model, error) {
+			return c.service.ModelsFor(ctx, gateway.Caller{OrgID: orgID})
+		},
+	}).Mount(app)
 }

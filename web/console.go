@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/base64"
 	"log/slog"
@@ -10,6 +11,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/heddle-gw/heddle/analytics"
+	"github.com/heddle-gw/heddle/catalog"
 	"github.com/heddle-gw/heddle/web/views/layout"
 )
 
@@ -25,6 +27,9 @@ type ConsoleDeps struct {
 	Now func() time.Time
 	// DashboardDays is the dashboard's period in days; 0 means 7.
 	DashboardDays int
+	// Models lists the models an organisation's keys may ask for (the
+	// Models page); nil leaves that list out.
+	Models func(ctx context.Context, orgID string) ([]catalog.Model, error)
 }
 
 // Console is the server-rendered web console (templ + htmx). Build it with
@@ -50,7 +55,8 @@ func NewConsole(d ConsoleDeps) *Console {
 
 // Mount registers the console's routes on r: / (redirect), /login,
 // /signup, /invite/:token, /logout, /dashboard, /requests, /requests/:id, /keys,
-// /credentials, /reports (and its cost.csv and cost.json), /routing, /orgs
+// /credentials, /models (own providers and models), /reports (and its
+// cost.csv and cost.json), /routing, /orgs
 // (switch, create), /org
 // and /static/*.
 func (c *Console) Mount(r fiber.Router) {
@@ -87,6 +93,11 @@ func (c *Console) Mount(r fiber.Router) {
 	r.Get("/reports/cost.json", auth(c.reportDownload("json"))...)
 	r.Get("/routing", auth(c.routingPage)...)
 	r.Post("/routing", auth(c.saveRouting)...)
+	r.Get("/models", auth(c.modelsPage)...)
+	r.Post("/models", auth(c.addModelsModel)...)
+	r.Post("/models/delete", auth(c.deleteModelsModel)...)
+	r.Post("/models/providers", auth(c.addModelsProvider)...)
+	r.Post("/models/providers/delete", auth(c.deleteModelsProvider)...)
 	r.Get("/budgets", auth(c.budgetsPage)...)
 	r.Post("/budgets", auth(c.saveBudgets)...)
 	r.Get("/orgs", auth(c.orgsPage)...)
