@@ -88,7 +88,7 @@ func consolePage(t *testing.T, base, email, path string) string {
 // remove them; neither the credential nor the prompt reach the logs.
 func TestContentOptIn(t *testing.T) {
 	up := dispatchtest.NewUpstream(t)
-	in := startHeddle(t, map[string]string{"HEDDLE_CONTENT_JANITOR_INTERVAL": "200ms", "HEDDLE_CACHE_DISABLED": "true"})
+	in := startHeddle(t, map[string]string{"HEDDLE_CONTENT_JANITOR_INTERVAL": "200ms"})
 	a := signUp(t, in.URL, "content@example.com", "openai", fakeSecret, up.URL+"/v1")
 	a.api.do("POST", "/api/v1/credentials", map[string]any{"provider": "anthropic", "secret": "sk-ant-e2e-CONTENT-0000000000", "base_url": up.URL}, 201, nil)
 	b := signUp(t, in.URL, "other@example.com", "", "", "")
@@ -132,6 +132,28 @@ func TestContentOptIn(t *testing.T) {
 	if !strings.Contains(m["request"].(string), "PROMPT-zebra-chat <script>x</script>") || !strings.Contains(m["response"].(string), "ANSWER-whole <b>bold</b>") ||
 		m["key_id"] != a.KeyID || m["request_truncated"] != false {
 		t.Fatalf("chat content: %v", m)
+	}
+
+	// The same request again is answered from the cache (stored in the
+	// background, so it may take a repeat or two); its content is stored too.
+	var cacheID string
+	for i := 0; i < 40 && cacheID == ""; i++ {
+		resp, body = chat(t, in.URL, a.Key, `{"model":"gpt-5-mini","messages":[{"role":"user","content":"PROMPT-zebra-chat <script>x</script>"}]}`)
+		if resp.StatusCode != 200 {
+			t.Fatalf("repeat: %d %s", resp.StatusCode, body)
+		}
+		if resp.Header.Get("x-heddle-route") == "cache" {
+			cacheID = resp.Header.Get("x-heddle-request-id")
+		} else {
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	if cacheID == "" {
+		t.Fatal("the repeat was never served from the cache")
+	}
+	m = waitContent(t, a.api, cacheID)
+	if !strings.Contains(m["request"].(string), "PROMPT-zebra-chat") || !strings.Contains(m["response"].(string), "ANSWER-whole <b>bold</b>") {
+		t.Fatalf("cache hit content: %v", m)
 	}
 
 	// A streamed Anthropic request: the content is the collected stream.
@@ -208,7 +230,7 @@ func TestContentOptIn(t *testing.T) {
 	}
 	var del map[string]any
 	a.api.do("DELETE", "/api/v1/privacy/content", nil, 200, &del)
-	if del["deleted"] != float64(1) {
+	if del["deleted"] != float64(2) { // the chat and the cache hit; the stream expired
 		t.Fatalf("delete all: %v", del)
 	}
 	if status, _ := contentOf(t, a.api, chatID); status != 404 {
