@@ -41,8 +41,9 @@ func listedModels(t *testing.T, base, key string) map[string]bool {
 // TestTenantModels: organisation A adds its own OpenAI-compatible endpoint
 // (the fake upstream on loopback, so private upstreams are allowed) and a
 // model "acme-llama" with its own prices. Anthropic Messages requests for
-// acme-llama, whole and streamed, reach the endpoint as Chat Completions for
-// the upstream id with A's secret and come back in Anthropic shape; the
+// acme-llama, whole and streamed, and a Chat Completions request reach the
+// endpoint as Chat Completions for the upstream id with A's secret; the
+// Anthropic ones come back in Anthropic shape; the
 // request rows carry the tenant price's cost. Organisation B gets 400
 // unknown model and never reaches A's endpoint; /v1/models lists acme-llama
 // for A only. A deployment that does not allow private upstreams refuses a
@@ -103,9 +104,15 @@ func TestTenantModels(t *testing.T) {
 		t.Errorf("streamed answer is not an Anthropic stream of the text:\n%s", body)
 	}
 
+	// An OpenAI Chat Completions caller reaches it too.
+	resp, body = chat(t, in.URL, a.Key, `{"model":"acme-llama","messages":[{"role":"user","content":"chat with llama"}]}`)
+	if resp.StatusCode != 200 || !strings.Contains(body, `"content":"Hello from llama-up"`) {
+		t.Fatalf("chat: %d %s", resp.StatusCode, body)
+	}
+
 	reqs := up.Requests()
-	if len(reqs) != 2 {
-		t.Fatalf("the endpoint got %d requests, want 2\n%s", len(reqs), in.logs.String())
+	if len(reqs) != 3 {
+		t.Fatalf("the endpoint got %d requests, want 3\n%s", len(reqs), in.logs.String())
 	}
 	for i, r := range reqs {
 		if r.Format != llm.FormatChat || r.Path != "/v1/chat/completions" || r.Model != "llama-up" || r.Stream != (i == 1) ||
@@ -120,7 +127,7 @@ func TestTenantModels(t *testing.T) {
 	if resp.StatusCode != 400 || !strings.Contains(body, "acme-llama") || !strings.Contains(body, "not a known model") {
 		t.Errorf("org B: %d %s", resp.StatusCode, body)
 	}
-	if n := len(up.Requests()); n != 2 {
+	if n := len(up.Requests()); n != 3 {
 		t.Errorf("org B's request reached A's endpoint (%d requests)", n)
 	}
 	if !listedModels(t, in.URL, a.Key)["acme-llama"] {
