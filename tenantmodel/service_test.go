@@ -214,3 +214,45 @@ func TestServiceLifecycle(t *testing.T) {
 		t.Fatalf("providers after delete: %+v", set.Providers)
 	}
 }
+
+// TestServiceOrgCache: another replica's set is at most CacheTTL stale; an
+// unreadable store fails closed with ErrUnavailable.
+func TestServiceOrgCache(t *testing.T) {
+	cat, err := catalog.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := testdb.SQLite(t).DB
+	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	clock := func() time.Time { return now }
+	creds := &fakeCreds{byID: map[string]tenancy.Credential{}}
+	one := tenantmodel.NewService(sqlstore.New(db), creds, cat, tenantmodel.Config{CacheTTL: 3 * time.Second, Now: clock})
+	two := tenantmodel.NewService(sqlstore.New(db), creds, cat, tenantmodel.Config{CacheTTL: 3 * time.Second, Now: clock})
+	ctx := context.Background()
+	if set, err := two.Org(ctx, "org-a"); err != nil || len(set.Models) != 0 {
+		t.Fatalf("first read: %+v %v", set, err)
+	}
+	if _, err := one.AddProvider(ctx, ownerA, tenantmodel.ProviderInput{Name: "acme", BaseURL: "https://acme.example/v1", Secret: "sk-acme-123456"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := one.AddModel(ctx, ownerA, goodModel()); err != nil {
+		t.Fatal(err)
+	}
+	if set, _ := two.Org(ctx, "org-a"); len(set.Models) != 0 {
+		t.Fatalf("the other replica re-read before its TTL: %+v", set.Models)
+	}
+	now = now.Add(3 * time.Second)
+	if set, _ := two.Org(ctx, "org-a"); len(set.Models) != 1 {
+		t.Fatalf("the other replica still stale after its TTL: %+v", set.Models)
+	}
+
+	sqlDB, err := db.DB()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sqlDB.Close()
+	now = now.Add(3 * time.Second)
+	if _, err := two.Org(ctx, "org-a"); !errors.Is(err, tenantmodel.ErrUnavailable) {
+		t.Fatalf("closed store: %v, want ErrUnavailable", err)
+	}
+}
