@@ -4,6 +4,11 @@
 // blocks a request. Stores live in adapters: analytics/clickhouse and
 // analytics/sqlstore (the embedded default, in the app database).
 //
+// Contents is the opt-in storage of prompt and response content (SPEC 8):
+// organisations' privacy settings and their requests' content, sealed
+// before it reaches the store (always the app database) and deleted once
+// its retention ends.
+//
 // Ring: domain. The package root does no network I/O; the Writer's spill
 // segments are the one local-disk concern it owns.
 package analytics

@@ -210,7 +210,7 @@ func Page(p PageProps) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			if p.Privacy != nil {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 18, "<h2>Privacy</h2>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 18, "<h2 data-testid=\"privacy-heading\">Privacy</h2>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
