@@ -37,6 +37,7 @@ func (l *lateVault) OpenContent(ctx context.Context, org, req string, ver int64,
 type privacyFixture struct {
 	*fixture
 	contents *analytics.Contents
+	vault    *tenancy.Vault
 }
 
 func newPrivacyFixture(t *testing.T) privacyFixture {
@@ -55,7 +56,7 @@ func newPrivacyFixture(t *testing.T) privacyFixture {
 	lv.mu.Lock()
 	lv.v = v
 	lv.mu.Unlock()
-	return privacyFixture{fixture: f, contents: contents}
+	return privacyFixture{fixture: f, contents: contents, vault: v}
 }
 
 func (p privacyFixture) keep(t *testing.T, org, id, prompt string) {
@@ -150,5 +151,22 @@ func TestPrivacyAPIUnconfigured(t *testing.T) {
 		if code, _ := owner.mustStatus(owner.do(r.method, r.path, nil), 501).errCode(t); code != "analytics.privacy_not_configured" {
 			t.Errorf("%s %s: %s", r.method, r.path, code)
 		}
+	}
+}
+
+// TestPrivacyAPIReplacedDataKey: content sealed before the organisation's
+// data key was replaced (vault rotate --reencrypt-org) answers 410.
+func TestPrivacyAPIReplacedDataKey(t *testing.T) {
+	p := newPrivacyFixture(t)
+	owner := p.browser()
+	org := str(owner.signup("owner@a.example", "Org A"), "org", "id")
+	owner.mustStatus(owner.do("PUT", "/api/v1/privacy", `{"store_content":true}`), 200)
+	p.keep(t, org, "req_1", "before the new key")
+	owner.mustStatus(owner.do("GET", "/api/v1/requests/req_1/content", nil), 200)
+	if _, err := p.vault.ReencryptOrg(context.Background(), org); err != nil {
+		t.Fatal(err)
+	}
+	if code, _ := owner.mustStatus(owner.do("GET", "/api/v1/requests/req_1/content", nil), 410).errCode(t); code != "analytics.content_unreadable" {
+		t.Fatalf("code %s", code)
 	}
 }
