@@ -120,7 +120,7 @@ func wire(ctx context.Context, cfg Config, logger *slog.Logger) (_ *components, 
 	}
 	c.hc = c.tracing.upstream(c.hc)
 	c.providers = providers(c.catalog, c.hc, cfg.AllowPrivate)
-	c.attemptSink = dispatch.AsyncSink(gateway.AttemptSink{Catalog: c.catalog, Recorder: countingRecorder{next: c.writer, m: c.metrics}}, 8192)
+	c.attemptSink = dispatch.AsyncSink(gateway.AttemptSink{Catalog: c.catalog, Tenant: tenantSource{c.tenantModels}, Recorder: countingRecorder{next: c.writer, m: c.metrics}}, 8192)
 	c.executor = dispatch.NewExecutor(dispatch.Config{
 		MaxAttempts: cfg.MaxAttempts, FirstByteTimeout: cfg.FirstByteTimeout, StreamIdleTimeout: cfg.StreamIdleTimeout,
 	}, dispatch.Deps{

@@ -140,7 +140,7 @@ func TestTenantModels(t *testing.T) {
 	// A provider with models cannot be deleted.
 	a.api.do("DELETE", "/api/v1/providers/acme", nil, 409, nil)
 
-	// The request rows carry the tenant price: 1000*$2/M + 500*$4/M = 4000
+	// The request and attempt rows carry the tenant price: 1000*$2/M + 500*$4/M = 4000
 	// micros; 2000*$2/M + 1000*$4/M = 8000 micros. The baseline is itself.
 	in.stop(t)
 	db, err := sql.Open("sqlite", filepath.Join(in.DataDir, "heddle.db"))
@@ -162,6 +162,14 @@ func TestTenantModels(t *testing.T) {
 		}
 		if served != "acme-llama" || provider != "acme" || route != "explicit" || status != 200 || cost != tc.cost || baseline != tc.cost {
 			t.Errorf("request row %s = %s %s %s %d cost %d baseline %d, want cost %d", tc.id, served, provider, route, status, cost, baseline, tc.cost)
+		}
+		// Its one attempt is priced the same (the attempt sink asks the
+		// organisation's models for what the catalog lacks).
+		var attemptCost int64
+		var outcome string
+		err = db.QueryRowContext(context.Background(), `SELECT outcome, cost_micros FROM attempts WHERE request_id = ?`, tc.id).Scan(&outcome, &attemptCost)
+		if err != nil || outcome != "served" || attemptCost != tc.cost {
+			t.Errorf("attempt row of %s: %s cost %d (%v), want served at %d", tc.id, outcome, attemptCost, err, tc.cost)
 		}
 	}
 	for _, body := range a.api.bodies {

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"context"
 	"time"
 
 	"github.com/google/uuid"
@@ -59,9 +60,17 @@ func (s *Service) finish(rec *analytics.Request, t *Turn, err error) {
 
 // AttemptSink converts dispatch attempt events into priced analytics rows.
 type AttemptSink struct {
-	Catalog  *catalog.Catalog
+	Catalog *catalog.Catalog
+	// Tenant prices the organisations' own models (nil: they cost 0 in
+	// attempt rows). It is asked only for models the catalog lacks, within
+	// tenantPriceTimeout; run the sink behind dispatch.AsyncSink.
+	Tenant   TenantModels
 	Recorder Recorder
 }
+
+// tenantPriceTimeout bounds reading an organisation's models to price an
+// attempt (normally served from the per-replica cache the turn just filled).
+const tenantPriceTimeout = time.Second
 
 var _ dispatch.Sink = AttemptSink{}
 
@@ -82,8 +91,30 @@ func (a AttemptSink) RecordAttempt(e dispatch.AttemptEvent) {
 	}
 	if m, err := a.Catalog.Lookup(e.Target.Model); err == nil {
 		row.CostMicros = int64(billing.Cost(e.Usage, bindingPrice(m, e.Target.Provider, e.Target.Upstream)))
+	} else if price, ok := a.tenantPrice(e.OrgID, e.Target.Model); ok {
+		row.CostMicros = int64(billing.Cost(e.Usage, price))
 	}
 	a.Recorder.RecordAttempt(row)
+}
+
+// tenantPrice is the price of one of orgID's own models; false when there
+// is no Tenant source, the models cannot be read, or none has that id.
+func (a AttemptSink) tenantPrice(orgID, model string) (catalog.Price, bool) {
+	if a.Tenant == nil {
+		return catalog.Price{}, false
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), tenantPriceTimeout)
+	defer cancel()
+	ms, err := a.Tenant.OrgModels(ctx, orgID)
+	if err != nil {
+		return catalog.Price{}, false
+	}
+	for _, tm := range ms {
+		if tm.Model.ID == model {
+			return tm.Model.Price, true
+		}
+	}
+	return catalog.Price{}, false
 }
 
 // bindingPrice is the price of m served through the binding to provider's
