@@ -5,13 +5,17 @@ import (
 	"fmt"
 )
 
-// contentAD binds a stored prompt or response to its org and request.
+// contentAD binds a stored prompt or response to its org and request. It
+// has four '|'-separated parts where a credential's has three (no part may
+// contain '|', see checkADPart), so no credential's associated data can ever
+// equal it, whatever its id and provider name.
 func contentAD(orgID, requestID string) []byte {
-	return []byte(orgID + "|" + requestID + "|content")
+	return []byte("content|v1|" + orgID + "|" + requestID)
 }
 
 // SealContent encrypts a request's stored content (prompt or response, SPEC
-// 8) under orgID's data key with associated data "org_id|request_id|content",
+// 8) under orgID's data key with associated data
+// "content|v1|org_id|request_id",
 // and returns the ciphertext and the DEK version used. Keep the version with
 // the ciphertext: OpenContent needs it.
 func (v *Vault) SealContent(ctx context.Context, orgID, requestID string, plaintext []byte) ([]byte, int64, error) {

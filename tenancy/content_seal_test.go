@@ -48,6 +48,18 @@ func TestContentSealBinding(t *testing.T) {
 			}
 		})
 	}
+	t.Run("a credential's ciphertext never opens as content", func(t *testing.T) {
+		// Credentials bind org|credential|provider; a credential whose id
+		// looks like a request id and whose provider is named "content"
+		// must still not open as that request's content.
+		cct, cver, err := v.Seal(ctx, w.orgA.ID, "req_9", "content", []byte("sk-credential"))
+		noErr(t, err)
+		pt, err := v.OpenContent(ctx, w.orgA.ID, "req_9", cver, cct)
+		wantErr(t, err, tenancy.ErrVault)
+		if pt != nil {
+			t.Fatal("a credential opened as content")
+		}
+	})
 	t.Run("bad associated data", func(t *testing.T) {
 		for _, id := range []string{"", "a|b"} {
 			_, _, err := v.SealContent(ctx, w.orgA.ID, id, plain)
