@@ -16,7 +16,8 @@ func mountConsole(app *fiber.App, c *components) {
 	api := web.NewAPI(web.APIDeps{
 		Accounts: c.accounts, Members: c.members, Sessions: c.sessions, Keys: c.keys, Credentials: c.creds,
 		Limiter: c.limiter, Logger: c.logger.With("component", "web"), CookieSecure: c.cfg.CookieSecure,
-		Tester:          credentialTester{catalog: c.catalog, providers: c.providers, codecs: c.codecs, logger: c.logger},
+		Tester: credentialTester{catalog: c.catalog, providers: c.providers, codecs: c.codecs, logger: c.logger,
+			tenant: tenantSource{c.tenantModels}, providerFor: tenantProviderFor(c.hc, c.cfg.AllowPrivate)},
 		Reports:         c.reader,
 		Budgets:         web.BudgetDeps{Settings: c.orgBudgets, Spend: c.budgets},
 		Privacy:         c.contents,

@@ -9,6 +9,7 @@ import (
 
 	"github.com/heddle-gw/heddle/catalog"
 	"github.com/heddle-gw/heddle/dispatch"
+	"github.com/heddle-gw/heddle/gateway"
 	"github.com/heddle-gw/heddle/llm"
 )
 
@@ -21,6 +22,11 @@ type credentialTester struct {
 	providers map[string]dispatch.Provider
 	codecs    map[llm.Format]llm.Codec
 	logger    *slog.Logger
+	// tenant finds the organisation's own models (nil: none), so a tenant
+	// provider's credential is probed with its cheapest model through
+	// providerFor's adapter.
+	tenant      gateway.TenantModels
+	providerFor func(dispatch.Target) dispatch.Provider
 }
 
 // staticCredential resolves every provider to one credential.
@@ -31,13 +37,15 @@ func (s staticCredential) Resolve(context.Context, string, string) (dispatch.Cre
 }
 
 // Test sends the probe; the error message is safe to show (no secret).
-func (t credentialTester) Test(ctx context.Context, provider, baseURL, secret string) error {
+func (t credentialTester) Test(ctx context.Context, orgID, provider, baseURL, secret string) error {
 	target, ok := t.probeTarget(provider)
 	if !ok {
-		return fmt.Errorf("no catalog model is bound to provider %q", provider)
+		if target, ok = t.tenantProbe(ctx, orgID, provider); !ok {
+			return fmt.Errorf("no model is bound to provider %q (add one of your models to it first)", provider)
+		}
 	}
 	ex := dispatch.NewExecutor(dispatch.Config{MaxAttempts: 1, FirstByteTimeout: 15 * time.Second}, dispatch.Deps{
-		Providers: t.providers, Codecs: t.codecs, Logger: t.logger,
+		Providers: t.providers, ProviderFor: t.providerFor, Codecs: t.codecs, Logger: t.logger,
 		Credentials: staticCredential{ID: "credential-test", Secret: secret, BaseURL: baseURL},
 	})
 	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
@@ -76,6 +84,29 @@ func (t credentialTester) probeTarget(provider string) (dispatch.Target, bool) {
 				bestPrice = cost
 				best = dispatch.Target{Model: m.ID, Provider: p.Name, Upstream: b.Upstream, Format: p.Format, BaseURL: p.BaseURL}
 			}
+		}
+	}
+	return best, bestPrice >= 0
+}
+
+// tenantProbe is the cheapest of orgID's own models on its provider named
+// provider, with the credential's base URL left to the credential.
+func (t credentialTester) tenantProbe(ctx context.Context, orgID, provider string) (dispatch.Target, bool) {
+	if t.tenant == nil || orgID == "" {
+		return dispatch.Target{}, false
+	}
+	ms, err := t.tenant.OrgModels(ctx, orgID)
+	if err != nil {
+		return dispatch.Target{}, false
+	}
+	var best dispatch.Target
+	bestPrice := -1.0
+	for _, m := range ms {
+		if m.Target.Provider != provider {
+			continue
+		}
+		if cost := m.Model.Price.Input + m.Model.Price.Output; bestPrice < 0 || cost < bestPrice {
+			best, bestPrice = m.Target, cost
 		}
 	}
 	return best, bestPrice >= 0

@@ -137,6 +137,22 @@ func TestTenantModels(t *testing.T) {
 		t.Errorf("/v1/models lists acme-llama for B")
 	}
 
+	// The provider's credential is tested by probing its cheapest model.
+	var creds struct {
+		Credentials []struct {
+			ID       string `json:"id"`
+			Provider string `json:"provider"`
+		} `json:"credentials"`
+	}
+	a.api.do("GET", "/api/v1/credentials", nil, 200, &creds)
+	if len(creds.Credentials) != 1 || creds.Credentials[0].Provider != "acme" {
+		t.Fatalf("A's credentials: %+v", creds)
+	}
+	a.api.do("POST", "/api/v1/credentials/"+creds.Credentials[0].ID+"/test", nil, 200, nil)
+	if r := up.Requests(); len(r) != 4 || r[3].Model != "llama-up" || r[3].Header.Get("Authorization") != "Bearer "+fakeSecret {
+		t.Errorf("the credential test did not probe llama-up with A's secret (%d requests)", len(r))
+	}
+
 	// A provider with models cannot be deleted.
 	a.api.do("DELETE", "/api/v1/providers/acme", nil, 409, nil)
 

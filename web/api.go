@@ -23,7 +23,9 @@ import (
 // blocks and must honour ctx. The error may be shown to the admin after the
 // secret has been scrubbed from it.
 type CredentialTester interface {
-	Test(ctx context.Context, provider, baseURL, secret string) error
+	// Test probes provider for orgID (whose own providers and models a
+	// tester may use to find a model to probe).
+	Test(ctx context.Context, orgID, provider, baseURL, secret string) error
 }
 
 // DefaultMaxAPIBody bounds admin API request bodies.

@@ -31,13 +31,13 @@ func (e *testFailure) Unwrap() error  { return tenancy.ErrCredentialTest }
 const testTimeout = 15 * time.Second
 
 // runTest calls the tester and scrubs the secret from any error it returns.
-func (a *API) runTest(ctx context.Context, provider, baseURL, secret string) error {
+func (a *API) runTest(ctx context.Context, orgID, provider, baseURL, secret string) error {
 	if a.d.Tester == nil {
 		return errTesterMissing
 	}
 	ctx, cancel := context.WithTimeout(ctx, testTimeout)
 	defer cancel()
-	err := a.d.Tester.Test(ctx, provider, baseURL, secret)
+	err := a.d.Tester.Test(ctx, orgID, provider, baseURL, secret)
 	if err == nil {
 		return nil
 	}
@@ -89,7 +89,7 @@ func (a *API) addCredential(c *fiber.Ctx) error {
 		if err != nil {
 			return a.fail(c, err)
 		}
-		if err := a.runTest(ctx, checked.Provider, checked.BaseURL, checked.Secret); err != nil {
+		if err := a.runTest(ctx, act.OrgID, checked.Provider, checked.BaseURL, checked.Secret); err != nil {
 			return a.fail(c, err)
 		}
 	}
@@ -112,7 +112,7 @@ func (a *API) testCredential(c *fiber.Ctx) error {
 	if err != nil {
 		return a.fail(c, err)
 	}
-	if err := a.runTest(ctx, s.Provider, s.BaseURL, s.Value); err != nil {
+	if err := a.runTest(ctx, act.OrgID, s.Provider, s.BaseURL, s.Value); err != nil {
 		return a.fail(c, err)
 	}
 	return c.JSON(fiber.Map{"ok": true, "credential_id": s.ID, "provider": s.Provider})
@@ -147,7 +147,7 @@ func (a *API) rotateCredential(c *fiber.Ctx) error {
 		if err != nil {
 			return a.fail(c, err)
 		}
-		if err := a.runTest(ctx, checked.Provider, checked.BaseURL, checked.Secret); err != nil {
+		if err := a.runTest(ctx, act.OrgID, checked.Provider, checked.BaseURL, checked.Secret); err != nil {
 			return a.fail(c, err)
 		}
 	}

@@ -29,7 +29,7 @@ type fakeTester struct {
 	calls []string // provider|baseURL
 }
 
-func (f *fakeTester) Test(_ context.Context, provider, baseURL, secret string) error {
+func (f *fakeTester) Test(_ context.Context, _, provider, baseURL, secret string) error {
 	f.mu.Lock()
 	f.calls = append(f.calls, provider+"|"+baseURL)
 	f.mu.Unlock()

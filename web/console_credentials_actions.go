@@ -43,7 +43,7 @@ func (c *Console) testCredential(ctx *fiber.Ctx) error {
 	}
 	s, err := c.api.d.Credentials.Reveal(uctx, act, id)
 	if err == nil {
-		err = c.api.runTest(uctx, s.Provider, s.BaseURL, s.Value)
+		err = c.api.runTest(uctx, act.OrgID, s.Provider, s.BaseURL, s.Value)
 	}
 	res := credentials.TestResult{OK: err == nil}
 	status := fiber.StatusOK
@@ -120,5 +120,5 @@ func (c *Console) testNewSecret(ctx *fiber.Ctx, act tenancy.Actor, cur *tenancy.
 	if err != nil {
 		return err
 	}
-	return c.api.runTest(ctx.UserContext(), checked.Provider, checked.BaseURL, checked.Secret)
+	return c.api.runTest(ctx.UserContext(), act.OrgID, checked.Provider, checked.BaseURL, checked.Secret)
 }
