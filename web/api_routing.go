@@ -176,32 +176,50 @@ func (a *API) uploadBundle(c *fiber.Ctx) error {
 		(mt != "application/x-ndjson" && mt != "application/jsonl") {
 		return a.fail(c, errUploadMediaType)
 	}
-	body := c.Body()
+	t, err := a.trainBundle(c.UserContext(), act, c.Body(), "api")
+	if err != nil {
+		return a.fail(c, err)
+	}
+	return c.Status(fiber.StatusCreated).JSON(fiber.Map{
+		"bundle": t.Info, "summary": t.Summary, "active": false, "training_ms": t.Took.Milliseconds(),
+	})
+}
+
+// trainedBundle is a bundle trainBundle trained and stored.
+type trainedBundle struct {
+	Info    routing.BundleInfo
+	Summary routing.TrainSummary
+	Took    time.Duration
+}
+
+// trainBundle trains act's organisation's bundle from JSONL evaluation data
+// and stores it, without activating it. body over MaxBundleBytes is
+// errBodyTooLarge; while another training runs it returns errTrainingBusy
+// at once; data errors are *routing.FieldError naming the line. It blocks
+// for the training. The API and the console both train through it.
+func (a *API) trainBundle(ctx context.Context, act tenancy.Actor, body []byte, via string) (trainedBundle, error) {
 	if int64(len(body)) > a.d.MaxBundleBytes {
-		return a.fail(c, errBodyTooLarge)
+		return trainedBundle{}, errBodyTooLarge
 	}
 	select {
 	case a.trainSlot <- struct{}{}:
 		defer func() { <-a.trainSlot }()
 	default:
-		return a.fail(c, errTrainingBusy)
+		return trainedBundle{}, errTrainingBusy
 	}
-	ctx := c.UserContext()
 	start := time.Now()
 	b, err := routing.TrainOrgBundle(ctx, act.OrgID, bytes.NewReader(body), routing.OrgTrainConfig{
 		Known: a.d.KnownModel, MaxBytes: a.d.MaxBundleBytes,
 	})
 	if err != nil {
-		return a.fail(c, err)
+		return trainedBundle{}, err
 	}
 	info, err := a.d.RoutingBundles.PutBundle(ctx, act.OrgID, b)
 	if err != nil {
-		return a.fail(c, err)
+		return trainedBundle{}, err
 	}
 	took := time.Since(start)
 	a.d.Logger.InfoContext(ctx, "routing bundle trained", "org_id", act.OrgID, "user_id", act.UserID,
-		"bundle_id", info.ID, "samples", info.Samples, "k", info.K, "duration_ms", took.Milliseconds())
-	return c.Status(fiber.StatusCreated).JSON(fiber.Map{
-		"bundle": info, "summary": routing.SummaryOf(b), "active": false, "training_ms": took.Milliseconds(),
-	})
+		"bundle_id", info.ID, "samples", info.Samples, "k", info.K, "duration_ms", took.Milliseconds(), "via", via)
+	return trainedBundle{Info: info, Summary: routing.SummaryOf(b), Took: took}, nil
 }

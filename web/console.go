@@ -93,6 +93,7 @@ func (c *Console) Mount(r fiber.Router) {
 	r.Get("/reports/cost.json", auth(c.reportDownload("json"))...)
 	r.Get("/routing", auth(c.routingPage)...)
 	r.Post("/routing", auth(c.saveRouting)...)
+	r.Post("/routing/bundles", auth(c.trainBundle)...)
 	r.Get("/models", auth(c.modelsPage)...)
 	r.Post("/models", auth(c.addModelsModel)...)
 	r.Post("/models/delete", auth(c.deleteModelsModel)...)

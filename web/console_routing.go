@@ -11,6 +11,7 @@ import (
 	"github.com/heddle-gw/heddle/routing"
 	"github.com/heddle-gw/heddle/tenancy"
 	"github.com/heddle-gw/heddle/web/views/components"
+	"github.com/heddle-gw/heddle/web/views/layout"
 	rview "github.com/heddle-gw/heddle/web/views/pages/routing"
 )
 
@@ -29,23 +30,8 @@ func routingForm(s routing.OrgSettings, csrf string, canEdit bool) rview.FormPro
 	return f
 }
 
-// withBundles adds the organisation's bundles to the form's choices.
-func (c *Console) withBundles(ctx *fiber.Ctx, orgID string, f *rview.FormProps) error {
-	bs, err := c.api.d.RoutingBundles.ListBundles(ctx.UserContext(), orgID)
-	if err != nil {
-		return err
-	}
-	for _, b := range bs {
-		f.Bundles = append(f.Bundles, rview.Bundle{
-			ID:    b.ID,
-			Label: b.ID + " (" + strconv.Itoa(len(b.Models)) + " models, " + strconv.Itoa(b.Samples) + " samples, " + components.Time(b.CreatedAt) + ")",
-		})
-	}
-	return nil
-}
-
 // routingPage handles GET /routing: the organisation's routing settings,
-// editable by admins and owners.
+// editable by admins and owners, and its trained bundles.
 func (c *Console) routingPage(ctx *fiber.Ctx) error {
 	act, err := c.api.routingActor(ctx, false)
 	if err != nil {
@@ -56,14 +42,21 @@ func (c *Console) routingPage(ctx *fiber.Ctx) error {
 		return c.fail(ctx, err)
 	}
 	lp := c.layoutFor(ctx, "Routing", "routing")
-	f := routingForm(s, lp.CSRF, act.Role.AtLeast(tenancy.RoleAdmin))
-	if err := c.withBundles(ctx, act.OrgID, &f); err != nil {
+	canEdit := act.Role.AtLeast(tenancy.RoleAdmin)
+	p, err := c.routingContent(ctx, act.OrgID, s.BundleID, routingForm(s, lp.CSRF, canEdit), c.trainForm(lp.CSRF))
+	if err != nil {
 		return c.fail(ctx, err)
 	}
+	return c.renderRouting(ctx, fiber.StatusOK, lp, p)
+}
+
+// renderRouting writes the page's main area for htmx, the whole page
+// otherwise.
+func (c *Console) renderRouting(ctx *fiber.Ctx, status int, lp layout.Props, p rview.ContentProps) error {
 	if isHTMX(ctx) {
-		return c.render(ctx, fiber.StatusOK, rview.Form(f))
+		return c.render(ctx, status, rview.Content(p))
 	}
-	return c.render(ctx, fiber.StatusOK, rview.Page(rview.PageProps{Layout: lp, Form: f}))
+	return c.render(ctx, status, rview.Page(rview.PageProps{Layout: lp, Content: p}))
 }
 
 // modelList splits a textarea into model ids: one per line or comma
@@ -170,19 +163,18 @@ func (c *Console) saveRouting(ctx *fiber.Ctx) error {
 		}
 		status = fiber.StatusUnprocessableEntity
 		f.Fields, f.Error = routingFieldErrors(err)
-	} else {
-		saved, err := c.api.d.RoutingSettings.GetSettings(ctx.UserContext(), act.OrgID)
-		if err != nil {
-			return c.fail(ctx, err)
-		}
+	}
+	saved, err := c.api.d.RoutingSettings.GetSettings(ctx.UserContext(), act.OrgID)
+	if err != nil {
+		return c.fail(ctx, err)
+	}
+	if status == fiber.StatusOK {
 		f = routingForm(saved, lp.CSRF, true)
 		f.Saved = true
 	}
-	if err := c.withBundles(ctx, act.OrgID, &f); err != nil {
+	p, err := c.routingContent(ctx, act.OrgID, saved.BundleID, f, c.trainForm(lp.CSRF))
+	if err != nil {
 		return c.fail(ctx, err)
 	}
-	if isHTMX(ctx) {
-		return c.render(ctx, status, rview.Form(f))
-	}
-	return c.render(ctx, status, rview.Page(rview.PageProps{Layout: lp, Form: f}))
+	return c.renderRouting(ctx, status, lp, p)
 }

@@ -1,6 +1,7 @@
 // Package routing holds the console's organisation routing settings page:
 // the quality/cost dial, the allow and deny lists, model aliases, the cache
-// bypass and the active bundle.
+// bypass and the active bundle; the organisation's trained bundles and the
+// form that trains one from uploaded evaluation data.
 //
 // Ring: presentation. No I/O.
 package routing
@@ -30,8 +31,40 @@ type FormProps struct {
 	Fields      map[string]string
 }
 
+// BundleRow is one trained bundle in the bundles table.
+type BundleRow struct {
+	ID       string
+	Models   string // comma separated
+	Samples  int
+	K        int
+	Created  string
+	DataHash string // a prefix of the training data's hash
+	Active   bool
+}
+
+// TrainProps is the "Train a bundle" form.
+type TrainProps struct {
+	CSRF       string
+	MaxBytes   string // e.g. "10 MB"
+	MinSamples int
+	MaxSamples int
+	Trained    string // the success message, "" when nothing was trained
+	TrainedID  string
+	Error      string // what is wrong with the upload, naming the line or field
+}
+
+// ContentProps is the page's main area: the settings form, the bundles and
+// (for admins and owners) the training form. htmx swaps it whole after a
+// save or an upload, so the bundle list and the active marker stay current.
+type ContentProps struct {
+	Form    FormProps
+	Bundles []BundleRow
+	Train   TrainProps
+	CanEdit bool
+}
+
 // PageProps is the whole routing page.
 type PageProps struct {
-	Layout layout.Props
-	Form   FormProps
+	Layout  layout.Props
+	Content ContentProps
 }
