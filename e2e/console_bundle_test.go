@@ -78,8 +78,8 @@ func TestConsoleBundleUpload(t *testing.T) {
 		htmxSettled(),
 	)
 	msg := b.text("routing-trained")
-	id, _, _ := strings.Cut(strings.TrimPrefix(msg, "Bundle "), " ")
-	if !strings.HasPrefix(id, "org-") || !strings.Contains(msg, " trained: 4 clusters, 120 samples, models gpt-5, gpt-5-nano;") {
+	id, err := chromedp.Run(b.ctx, chromedp.Evaluate[string](`document.querySelector('[data-testid="routing-trained"]').dataset.bundleId`))
+	if err != nil || !strings.HasPrefix(id, "org-") || !strings.HasPrefix(msg, "Bundle "+id+" trained: 4 clusters, 120 samples, models gpt-5, gpt-5-nano;") {
 		t.Fatalf("success message %q", msg)
 	}
 	if b.count(`[data-testid="routing-train-error"]`) != 0 || b.count(`[data-testid="routing-bundles-row-`+id+`"]`) != 1 {

@@ -88,7 +88,7 @@ func TestConsoleTrainBundle(t *testing.T) {
 	}
 	b := store.bundles[org][0]
 	want := "Bundle " + b.ID + " trained: 8 clusters, 200 samples, models claude-haiku-4-5, claude-sonnet-4-5, gpt-5-mini; select it as the active bundle above and save to activate it."
-	if got := p.text("routing-trained"); got != want {
+	if got := p.text("routing-trained"); got != want || p.tid("routing-trained").AttrOr("data-bundle-id", "") != b.ID {
 		t.Errorf("success message %q, want %q", got, want)
 	}
 	if p.tid("routing-bundle-"+b.ID).Length() != 1 || p.tid("routing-form").Length() != 1 || p.tid("routing-train-error").Length() != 0 {
