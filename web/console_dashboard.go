@@ -19,7 +19,11 @@ func (c *Console) dashboard(ctx *fiber.Ctx) error {
 	now := c.d.Now().UTC()
 	from := now.Truncate(24*time.Hour).AddDate(0, 0, 1-c.d.DashboardDays)
 	to := now.Add(time.Millisecond)
-	org := AuthOf(ctx).OrgID
+	act, err := c.api.actor(ctx)
+	if err != nil {
+		return c.fail(ctx, err)
+	}
+	org := act.OrgID
 	uctx := ctx.UserContext()
 	p := dashboard.PageProps{
 		Layout: c.layoutFor(ctx, "Dashboard", "dashboard"),

@@ -1,13 +1,16 @@
 package web_test
 
 import (
+	"context"
 	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/PuerkitoBio/goquery"
 
+	"github.com/heddle-gw/heddle/analytics"
 	"github.com/heddle-gw/heddle/web"
 )
 
@@ -164,7 +167,7 @@ func TestConsoleOrgInvite(t *testing.T) {
 func TestConsoleOrgRolesAndRemoval(t *testing.T) {
 	f := newConsoleFixture(t, true)
 	owner := f.visitor()
-	owner.signup("own@example.com")
+	org := owner.signup("own@example.com")
 	admin := f.join(owner, "adm@example.com", "admin")
 	viewer := f.join(owner, "view@example.com", "viewer")
 	page := owner.get("/org", nil)
@@ -233,6 +236,17 @@ func TestConsoleOrgRolesAndRemoval(t *testing.T) {
 	}
 	if p := viewer.get("/org", nil); p.status != 403 {
 		t.Errorf("removed member opens the org page: %d", p.status)
+	}
+	// Nor any page with the organisation's analytics (the session still
+	// names the organisation).
+	if err := f.reader.InsertRequests(context.Background(), []analytics.Request{
+		request(org, "req-after-removal", time.Minute, "gpt-5-mini", "explicit", 200, "", 5, 5)}); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{"/dashboard", "/requests", "/requests/req-after-removal", "/keys", "/credentials"} {
+		if p := viewer.get(path, nil); p.status != 403 || strings.Contains(p.body, "req-after-removal") {
+			t.Errorf("removed member opens %s: %d", path, p.status)
+		}
 	}
 
 	// Another organisation's owner cannot touch these members.

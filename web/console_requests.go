@@ -100,10 +100,14 @@ func (c *Console) requests(ctx *fiber.Ctx) error {
 	if c.d.Reader == nil {
 		return c.fail(ctx, errAnalyticsMissing)
 	}
+	act, err := c.api.actor(ctx)
+	if err != nil {
+		return c.fail(ctx, err)
+	}
 	af, err := analyticsFilter(f)
 	var page analytics.RequestPage
 	if err == nil {
-		page, err = c.d.Reader.ListRequests(ctx.UserContext(), AuthOf(ctx).OrgID, af, res.Cursor, explorerPageSize)
+		page, err = c.d.Reader.ListRequests(ctx.UserContext(), act.OrgID, af, res.Cursor, explorerPageSize)
 	}
 	var fe *formError
 	switch {
@@ -139,8 +143,12 @@ func (c *Console) timeline(ctx *fiber.Ctx) error {
 	if c.d.Reader == nil {
 		return c.fail(ctx, errAnalyticsMissing)
 	}
+	act, err := c.api.actor(ctx)
+	if err != nil {
+		return c.fail(ctx, err)
+	}
 	id := param(ctx, "id")
-	tl, err := c.d.Reader.Timeline(ctx.UserContext(), AuthOf(ctx).OrgID, id)
+	tl, err := c.d.Reader.Timeline(ctx.UserContext(), act.OrgID, id)
 	if err != nil {
 		return c.fail(ctx, err)
 	}

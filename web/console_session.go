@@ -58,10 +58,15 @@ func (c *Console) requireSession(ctx *fiber.Ctx) error {
 	if u, err := c.api.d.Accounts.User(uctx, auth.UserID); err == nil {
 		s.Email = u.Email
 	}
-	if act, err := c.api.actor(ctx); err == nil {
+	switch act, err := c.api.actor(ctx); {
+	case err == nil:
 		if o, err := c.api.d.Accounts.Org(uctx, act); err == nil {
 			s.OrgName = o.Name
 		}
+	case errors.Is(err, errNoOrg):
+		// No longer a member of the session's organisation (removed): the
+		// session keeps no organisation, so no page reads its data.
+		auth.OrgID, s.OrgID = "", ""
 	}
 	ctx.Locals(consoleSessionKey{}, s)
 	return ctx.Next()
