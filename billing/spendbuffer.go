@@ -37,16 +37,18 @@ func NewSpendBuffer(store SpendStore) *SpendBuffer {
 	return &SpendBuffer{store: store, pending: map[spendSlot]int64{}, writing: map[spendSlot]int64{}}
 }
 
-// Spent is the store's amount plus this replica's unwritten amount.
+// Spent is the store's amount plus this replica's unwritten amount. The
+// local amount is read first: a flush finishing in between is then counted
+// twice (an over-count, which only fails closed), never missed.
 func (b *SpendBuffer) Spent(ctx context.Context, scope string, periodStart time.Time) (int64, error) {
-	stored, err := b.store.Spent(ctx, scope, periodStart)
-	if err != nil {
-		return 0, err
-	}
 	slot := spendSlot{scope, periodStart.Unix()}
 	b.mu.Lock()
 	local := b.pending[slot] + b.writing[slot]
 	b.mu.Unlock()
+	stored, err := b.store.Spent(ctx, scope, periodStart)
+	if err != nil {
+		return 0, err
+	}
 	return stored + local, nil
 }
 

@@ -110,3 +110,41 @@ func TestSpendBufferConcurrent(t *testing.T) {
 		}
 	})
 }
+
+// slowSpent runs a hook (a flush) after reading the store and before
+// returning: the window in which a buffer that read its local amount after
+// the store would miss the flushed amount.
+type slowSpent struct {
+	billing.SpendStore
+	after func()
+}
+
+func (s slowSpent) Spent(ctx context.Context, scope string, start time.Time) (int64, error) {
+	n, err := s.SpendStore.Spent(ctx, scope, start)
+	s.after()
+	return n, err
+}
+
+// TestSpendBufferNeverUndercounts: a flush that completes while Spent is
+// reading does not make the amount disappear from the replica's own check.
+func TestSpendBufferNeverUndercounts(t *testing.T) {
+	day := time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC)
+	eachDB(t, 1, func(t *testing.T, dbs []*gorm.DB) {
+		ctx := context.Background()
+		var buf *billing.SpendBuffer
+		once := sync.Once{}
+		store := slowSpent{SpendStore: sqlstore.New(dbs[0]), after: func() {
+			once.Do(func() {
+				if err := buf.Flush(ctx); err != nil {
+					t.Error(err)
+				}
+			})
+		}}
+		buf = billing.NewSpendBuffer(store)
+		_ = buf.Add(ctx, "org:o/day", day, 1_000_000)
+		got, err := buf.Spent(ctx, "org:o/day", day)
+		if err != nil || got < 1_000_000 {
+			t.Fatalf("Spent = %d, %v during a flush; want at least 1000000", got, err)
+		}
+	})
+}
