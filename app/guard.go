@@ -60,23 +60,28 @@ func (g guard) Admit(ctx context.Context, c gateway.Caller, now time.Time) error
 	return nil
 }
 
-// Settle records spend and tokens in the background. Spend goes to the
-// key's and the organisation's day and month counters whether or not a
-// budget is set, so a budget set mid-period counts what was already spent.
+// Settle records spend and tokens. Spend goes to the key's and the
+// organisation's day and month counters whether or not a budget is set, so a
+// budget set mid-period counts what was already spent. It is recorded before
+// Settle returns (budgets sit on the in-memory SpendBuffer, so this never
+// waits on the database, and the shutdown flush sees every settled turn);
+// the token count for TPM limits goes to its store in the background.
 func (g guard) Settle(c gateway.Caller, costMicros int64, tokens int, now time.Time) {
-	if costMicros <= 0 && c.Limits.TPM == 0 {
+	if costMicros > 0 {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		if err := g.budgets.Record(ctx, billing.TurnScopes(c.OrgID, c.KeyID), costMicros, now); err != nil {
+			g.logger.ErrorContext(ctx, "budget record failed", "err", err, "org_id", c.OrgID, "key_prefix", c.KeyPrefix)
+		}
+		cancel()
+	}
+	if c.Limits.TPM == 0 {
 		return
 	}
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		if err := g.budgets.Record(ctx, billing.TurnScopes(c.OrgID, c.KeyID), costMicros, now); err != nil {
-			g.logger.ErrorContext(ctx, "budget record failed", "err", err, "org_id", c.OrgID, "key_prefix", c.KeyPrefix)
-		}
-		if c.Limits.TPM > 0 {
-			if err := g.limiter.AddTokens(ctx, c.KeyID, tokens, now); err != nil {
-				g.logger.WarnContext(ctx, "token count failed", "err", err, "key_prefix", c.KeyPrefix)
-			}
+		if err := g.limiter.AddTokens(ctx, c.KeyID, tokens, now); err != nil {
+			g.logger.WarnContext(ctx, "token count failed", "err", err, "key_prefix", c.KeyPrefix)
 		}
 	}()
 }
