@@ -129,3 +129,63 @@ func TestContentKept(t *testing.T) {
 		})
 	}
 }
+
+// blockingKeeper holds every Keep until release is closed.
+type blockingKeeper struct {
+	started chan struct{}
+	release chan struct{}
+	mu      sync.Mutex
+	kept    int
+}
+
+func (k *blockingKeeper) Enabled(context.Context, string) bool { return true }
+
+func (k *blockingKeeper) Keep(context.Context, analytics.TurnContent) error {
+	k.started <- struct{}{}
+	<-k.release
+	k.mu.Lock()
+	k.kept++
+	k.mu.Unlock()
+	return nil
+}
+
+// TestKeepContentBounded: with the store stuck, at most maxKeeping stores
+// are in flight; the turns beyond are not stored (and do not wait), and once
+// the store answers, storing resumes.
+func TestKeepContentBounded(t *testing.T) {
+	k := &blockingKeeper{started: make(chan struct{}, 2*maxKeeping), release: make(chan struct{})}
+	s := NewService(Deps{Content: k, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	req, resp := &llm.Request{Model: "m"}, &llm.Response{Model: "m"}
+	turn := func(i int) *Turn { return &Turn{RequestID: "req-" + string(rune('a'+i%26)), Caller: Caller{OrgID: "org"}} }
+	begin := time.Now()
+	for i := range maxKeeping + 10 {
+		s.keepContent(turn(i), true, req, resp)
+	}
+	if d := time.Since(begin); d > 2*time.Second {
+		t.Fatalf("handing over %d turns took %v: it waited on the store", maxKeeping+10, d)
+	}
+	for range maxKeeping {
+		<-k.started
+	}
+	select {
+	case <-k.started:
+		t.Fatalf("more than %d content stores in flight", maxKeeping)
+	case <-time.After(100 * time.Millisecond):
+	}
+	close(k.release)
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		k.mu.Lock()
+		n := k.kept
+		k.mu.Unlock()
+		if n == maxKeeping && len(s.keeping) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d kept, %d slots held; want %d kept and none held", n, len(s.keeping), maxKeeping)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	s.keepContent(turn(0), true, req, resp)
+	<-k.started
+}

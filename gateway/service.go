@@ -56,10 +56,13 @@ type Deps struct {
 // Service runs turns.
 type Service struct {
 	d Deps
+	// keeping bounds the background content stores in flight (see
+	// keepContent); a turn finding it full is not stored.
+	keeping chan struct{}
 }
 
 // NewService returns a Service; every Deps field but MaxAttempts is required.
-func NewService(d Deps) *Service { return &Service{d: d} }
+func NewService(d Deps) *Service { return &Service{d: d, keeping: make(chan struct{}, maxKeeping)} }
 
 // Codec returns the codec of format f.
 func (s *Service) Codec(f llm.Format) llm.Codec { return s.d.Codecs[f] }
