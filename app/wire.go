@@ -48,6 +48,7 @@ type components struct {
 	codecs  gateway.Codecs
 
 	tenantModels *tenantmodel.Service // organisations' own providers and models
+	tenantPrices *gateway.PriceMemo   // their prices, for the attempt sink
 
 	store      *tensql.Store
 	vault      *tenancy.Vault
@@ -120,7 +121,8 @@ func wire(ctx context.Context, cfg Config, logger *slog.Logger) (_ *components, 
 	}
 	c.hc = c.tracing.upstream(c.hc)
 	c.providers = providers(c.catalog, c.hc, cfg.AllowPrivate)
-	c.attemptSink = dispatch.AsyncSink(gateway.AttemptSink{Catalog: c.catalog, Tenant: tenantSource{c.tenantModels}, Recorder: countingRecorder{next: c.writer, m: c.metrics}}, 8192)
+	c.tenantPrices = gateway.NewPriceMemo()
+	c.attemptSink = dispatch.AsyncSink(gateway.AttemptSink{Catalog: c.catalog, Prices: c.tenantPrices, Recorder: countingRecorder{next: c.writer, m: c.metrics}}, 8192)
 	c.executor = dispatch.NewExecutor(dispatch.Config{
 		MaxAttempts: cfg.MaxAttempts, FirstByteTimeout: cfg.FirstByteTimeout, StreamIdleTimeout: cfg.StreamIdleTimeout,
 	}, dispatch.Deps{
@@ -157,7 +159,7 @@ func wire(ctx context.Context, cfg Config, logger *slog.Logger) (_ *components, 
 	c.service = gateway.NewService(gateway.Deps{
 		Catalog: c.catalog, Codecs: c.codecs, Executor: c.executor, Recorder: c.tracing.recorder(c.writer),
 		Logger: logger.With("component", "gateway"), MaxAttempts: cfg.MaxAttempts,
-		Tenant:  tenantSource{c.tenantModels},
+		Tenant: tenantSource{c.tenantModels}, TenantPrices: c.tenantPrices,
 		Routers: c.tracing.routers(orgRouterSource{c.orgRouters}), Providers: newProviderSet(c.store, c.catalog), DefaultAlpha: cfg.DefaultAlpha,
 		BaselineModel: cfg.BaselineModel, Classify: httpapi.Classify,
 		Pins: pinsql.New(c.db, nil), Cache: cache, Content: c.contents,

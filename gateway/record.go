@@ -1,7 +1,6 @@
 package gateway
 
 import (
-	"context"
 	"time"
 
 	"github.com/google/uuid"
@@ -61,21 +60,17 @@ func (s *Service) finish(rec *analytics.Request, t *Turn, err error) {
 // AttemptSink converts dispatch attempt events into priced analytics rows.
 type AttemptSink struct {
 	Catalog *catalog.Catalog
-	// Tenant prices the organisations' own models (nil: they cost 0 in
-	// attempt rows). It is asked only for models the catalog lacks, within
-	// tenantPriceTimeout; run the sink behind dispatch.AsyncSink.
-	Tenant   TenantModels
+	// Prices holds the organisations' own models' prices as their turns
+	// resolved them (nil: those attempts cost 0); read from memory only.
+	Prices   *PriceMemo
 	Recorder Recorder
 }
 
-// tenantPriceTimeout bounds reading an organisation's models to price an
-// attempt (normally served from the per-replica cache the turn just filled).
-const tenantPriceTimeout = time.Second
-
 var _ dispatch.Sink = AttemptSink{}
 
-// RecordAttempt prices the attempt at the catalog's current price and
-// forwards it; it never blocks beyond the Recorder's own non-blocking call.
+// RecordAttempt prices the attempt at the catalog's current price (or the
+// organisation's own model's price) and forwards it; it does no I/O beyond
+// the Recorder's own non-blocking call.
 func (a AttemptSink) RecordAttempt(e dispatch.AttemptEvent) {
 	row := analytics.Attempt{
 		EventID: e.EventID, Time: e.Time, OrgID: e.OrgID, KeyID: e.KeyID, RequestID: e.RequestID,
@@ -91,30 +86,10 @@ func (a AttemptSink) RecordAttempt(e dispatch.AttemptEvent) {
 	}
 	if m, err := a.Catalog.Lookup(e.Target.Model); err == nil {
 		row.CostMicros = int64(billing.Cost(e.Usage, bindingPrice(m, e.Target.Provider, e.Target.Upstream)))
-	} else if price, ok := a.tenantPrice(e.OrgID, e.Target.Model); ok {
+	} else if price, ok := a.Prices.get(e.OrgID, e.Target.Model); ok {
 		row.CostMicros = int64(billing.Cost(e.Usage, price))
 	}
 	a.Recorder.RecordAttempt(row)
-}
-
-// tenantPrice is the price of one of orgID's own models; false when there
-// is no Tenant source, the models cannot be read, or none has that id.
-func (a AttemptSink) tenantPrice(orgID, model string) (catalog.Price, bool) {
-	if a.Tenant == nil {
-		return catalog.Price{}, false
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), tenantPriceTimeout)
-	defer cancel()
-	ms, err := a.Tenant.OrgModels(ctx, orgID)
-	if err != nil {
-		return catalog.Price{}, false
-	}
-	for _, tm := range ms {
-		if tm.Model.ID == model {
-			return tm.Model.Price, true
-		}
-	}
-	return catalog.Price{}, false
 }
 
 // bindingPrice is the price of m served through the binding to provider's

@@ -95,6 +95,7 @@ func (s *Service) resolve(ctx context.Context, c Caller, h http.Header, req *llm
 			if terr != nil {
 				return nil, terr
 			}
+			s.d.TenantPrices.put(c.OrgID, tm.Model.ID, tm.Model.Price)
 			return s.explicitTenant(tm, aliased, settings)
 		}
 		if aliased {

@@ -33,6 +33,9 @@ type Deps struct {
 	Providers ProviderSet
 	// Tenant gives each organisation its own models (SPEC 4); nil: none.
 	Tenant TenantModels
+	// TenantPrices, when set, remembers the prices of the tenant models
+	// turns resolve, for the AttemptSink (share one PriceMemo).
+	TenantPrices *PriceMemo
 	// DefaultAlpha is the quality/cost dial when the key sets none.
 	DefaultAlpha float64
 	// BaselineModel prices the savings of "auto" turns.
