@@ -115,6 +115,11 @@ func vaultCommand(ctx context.Context, args []string, getenv func(string) string
 	}
 	fmt.Fprintf(stdout, "master keyset rotated: new primary key %d (old keys %v kept for decryption); %d data keysets re-wrapped; %d credentials re-encrypted\n",
 		rep.NewKeyID, rep.OldKeyIDs, rep.Rewrapped, rep.Reencrypted)
+	if orgID != "" {
+		// The old data keyset is gone, so is every prompt and response the
+		// organisation opted to store under it (they answer 410 until they expire).
+		fmt.Fprintf(stdout, "note: stored request content of organisation %s sealed under its previous data keyset can no longer be read\n", orgID)
+	}
 	return nil
 }
 
