@@ -144,8 +144,10 @@ func (a *API) Mount(r fiber.Router) {
 	auth.Delete("/providers/:name", a.deleteProvider)
 	auth.Get("/models", a.listModels)
 	auth.Post("/models", a.addModel)
-	auth.Patch("/models/:id", a.updateModel)
-	auth.Delete("/models/:id", a.deleteModel)
+	// Model ids may contain '/' (e.g. "acme/llama"): the rest of the path
+	// is the id.
+	auth.Patch("/models/*", a.updateModel)
+	auth.Delete("/models/*", a.deleteModel)
 
 	auth.Get("/privacy", a.getPrivacy)
 	auth.Put("/privacy", a.putPrivacy)

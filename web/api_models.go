@@ -2,9 +2,11 @@ package web
 
 import (
 	"context"
+	"net/url"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/gofiber/fiber/v2/utils"
 
 	"github.com/heddle-gw/heddle/catalog"
 	"github.com/heddle-gw/heddle/llm"
@@ -151,7 +153,7 @@ func (a *API) updateModel(c *fiber.Ctx) error {
 		p.Price = &price
 	}
 	ctx := c.UserContext()
-	m, err := svc.UpdateModel(ctx, act, param(c, "id"), p)
+	m, err := svc.UpdateModel(ctx, act, modelIDParam(c), p)
 	if err != nil {
 		return a.fail(c, err)
 	}
@@ -170,7 +172,7 @@ func (a *API) deleteModel(c *fiber.Ctx) error {
 		return a.fail(c, err)
 	}
 	ctx := c.UserContext()
-	id := param(c, "id")
+	id := modelIDParam(c)
 	if err := svc.DeleteModel(ctx, act, id); err != nil {
 		return a.fail(c, err)
 	}
@@ -196,4 +198,14 @@ func (a *API) knownModel(ctx context.Context, orgID string) (func(string) bool, 
 		_, _, ok := set.Model(id)
 		return ok
 	}, nil
+}
+
+// modelIDParam is the model id of /api/v1/models/<id>: the rest of the path
+// (ids may contain '/'), percent-decoded (so "acme%2Fllama" works too).
+func modelIDParam(c *fiber.Ctx) string {
+	raw := utils.CopyString(c.Params("*"))
+	if id, err := url.PathUnescape(raw); err == nil {
+		return id
+	}
+	return raw
 }

@@ -117,6 +117,17 @@ func TestTenantProvidersAndModelsAPI(t *testing.T) {
 		t.Fatalf("delete provider in use: %d %s", r.status, r.body)
 	}
 	owner.mustStatus(owner.do("DELETE", "/api/v1/models/acme-llama", nil), 204)
+	// Ids with '/' are addressed by the rest of the path, plain or escaped.
+	for _, path := range []string{"/api/v1/models/acme/llama-70b", "/api/v1/models/acme%2Fllama-70b"} {
+		slashed := acmeModel()
+		slashed["id"] = "acme/llama-70b"
+		owner.mustStatus(owner.do("POST", "/api/v1/models", slashed), 201)
+		got := owner.mustStatus(owner.do("PATCH", path, map[string]any{"upstream": "meta/llama-3-70b"}), 200).json(t)
+		if str(got, "id") != "acme/llama-70b" || str(got, "upstream") != "meta/llama-3-70b" {
+			t.Fatalf("PATCH %s = %v", path, got)
+		}
+		owner.mustStatus(owner.do("DELETE", path, nil), 204)
+	}
 	owner.mustStatus(owner.do("DELETE", "/api/v1/providers/acme", nil), 204)
 	if got := owner.mustStatus(owner.do("GET", "/api/v1/credentials", nil), 200).json(t)["credentials"].([]any); len(got) != 0 {
 		t.Fatalf("the provider's credential outlived it: %v", got)
