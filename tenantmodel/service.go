@@ -40,6 +40,9 @@ type Service struct {
 
 	mu    sync.Mutex
 	cache map[string]cached
+	// gen counts Invalidate calls: a read that began before one does not
+	// cache what it read (it may predate the change).
+	gen uint64
 }
 
 type cached struct {
@@ -65,6 +68,7 @@ func (s *Service) Org(ctx context.Context, orgID string) (Set, error) {
 	now := s.cfg.Now()
 	s.mu.Lock()
 	e, ok := s.cache[orgID]
+	gen := s.gen
 	s.mu.Unlock()
 	if ok && now.Sub(e.fetched) < s.cfg.CacheTTL {
 		return e.set, nil
@@ -82,7 +86,9 @@ func (s *Service) Org(ctx context.Context, orgID string) (Set, error) {
 	if len(s.cache) > 10000 {
 		s.cache = map[string]cached{}
 	}
-	s.cache[orgID] = cached{set: set, fetched: now}
+	if s.gen == gen {
+		s.cache[orgID] = cached{set: set, fetched: now}
+	}
 	s.mu.Unlock()
 	return set, nil
 }
@@ -91,6 +97,7 @@ func (s *Service) Org(ctx context.Context, orgID string) (Set, error) {
 func (s *Service) Invalidate(orgID string) {
 	s.mu.Lock()
 	delete(s.cache, orgID)
+	s.gen++
 	s.mu.Unlock()
 }
 

@@ -256,3 +256,49 @@ func TestServiceOrgCache(t *testing.T) {
 		t.Fatalf("closed store: %v, want ErrUnavailable", err)
 	}
 }
+
+// racingStore runs hook after reading an organisation's models: a change
+// (and its Invalidate) landing while a read is in flight.
+type racingStore struct {
+	tenantmodel.Store
+	hook  func()
+	reads int
+}
+
+func (r *racingStore) OrgModels(ctx context.Context, orgID string) ([]tenantmodel.Model, error) {
+	r.reads++
+	ms, err := r.Store.OrgModels(ctx, orgID)
+	if r.hook != nil {
+		h := r.hook
+		r.hook = nil
+		h()
+	}
+	return ms, err
+}
+
+// TestServiceOrgCacheInvalidateDuringRead: a read that began before an
+// Invalidate does not cache what it read, so the next read sees the change.
+func TestServiceOrgCacheInvalidateDuringRead(t *testing.T) {
+	cat, err := catalog.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := &racingStore{Store: sqlstore.New(testdb.SQLite(t).DB)}
+	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	svc := tenantmodel.NewService(store, &fakeCreds{byID: map[string]tenancy.Credential{}}, cat,
+		tenantmodel.Config{CacheTTL: time.Minute, Now: func() time.Time { return now }})
+	ctx := context.Background()
+	store.hook = func() { svc.Invalidate("org-a") }
+	if _, err := svc.Org(ctx, "org-a"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Org(ctx, "org-a"); err != nil {
+		t.Fatal(err)
+	}
+	if store.reads != 2 {
+		t.Fatalf("%d store reads, want 2: the read overlapping an Invalidate was cached", store.reads)
+	}
+	if _, err := svc.Org(ctx, "org-a"); err != nil || store.reads != 2 {
+		t.Fatalf("a quiet read was not cached: %d reads, %v", store.reads, err)
+	}
+}
