@@ -185,7 +185,10 @@ func (s *Service) DeleteProvider(ctx context.Context, actor tenancy.Actor, name 
 		return err
 	}
 	s.Invalidate(actor.OrgID)
-	if err := s.creds.Delete(ctx, actor, credID); err != nil && !errors.Is(err, tenancy.ErrNotFound) {
+	// The provider row is gone: finish with its secret even if the caller
+	// has gone away, or the credential would outlive it (and block a new
+	// provider of the same name).
+	if err := s.creds.Delete(context.WithoutCancel(ctx), actor, credID); err != nil && !errors.Is(err, tenancy.ErrNotFound) {
 		return fmt.Errorf("tenantmodel: delete credential of %q: %w", name, err)
 	}
 	return nil
