@@ -56,7 +56,11 @@ func newTracing(ctx context.Context, cfg Config, logger *slog.Logger) (*tracing,
 	tp := sdktrace.NewTracerProvider(
 		sdktrace.WithBatcher(exp),
 		sdktrace.WithResource(res),
-		sdktrace.WithSampler(sdktrace.ParentBased(sdktrace.TraceIDRatioBased(cfg.TraceSampleRatio))),
+		// A caller's traceparent is continued, but its "sampled" flag does
+		// not force an export: the operator's ratio decides for remote
+		// parents too (a tenant cannot flood the operator's collector).
+		sdktrace.WithSampler(sdktrace.ParentBased(sdktrace.TraceIDRatioBased(cfg.TraceSampleRatio),
+			sdktrace.WithRemoteParentSampled(sdktrace.TraceIDRatioBased(cfg.TraceSampleRatio)))),
 	)
 	// The SDK reports export failures through its process-wide handler;
 	// send them to our JSON log instead of its default stderr logger.
