@@ -85,6 +85,9 @@ type ContentStore interface {
 	// DeleteExpiredContent deletes rows of every org that expired at or
 	// before now and returns how many.
 	DeleteExpiredContent(ctx context.Context, now time.Time) (int64, error)
+	// ShortenContent makes every row of orgID expire no later than its
+	// creation plus retention and returns how many rows it changed.
+	ShortenContent(ctx context.Context, orgID string, retention time.Duration) (int64, error)
 }
 
 // ContentSealer encrypts content for one org and request

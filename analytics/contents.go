@@ -127,6 +127,16 @@ func (c *Contents) SetSettings(ctx context.Context, orgID string, s PrivacySetti
 		return PrivacySettings{}, fmt.Errorf("%w: storing privacy settings of %s: %w", ErrPrivacyUnavailable, orgID, err)
 	}
 	c.Invalidate(orgID)
+	// A shorter retention applies to what is already stored, too.
+	shorten := func() error {
+		ctx, cancel := context.WithTimeout(ctx, 4*c.timeout)
+		defer cancel()
+		_, err := c.store.ShortenContent(ctx, orgID, time.Duration(s.RetentionDays)*24*time.Hour)
+		return err
+	}
+	if err := shorten(); err != nil {
+		return PrivacySettings{}, fmt.Errorf("%w: applying the retention of %s to stored content: %w", ErrPrivacyUnavailable, orgID, err)
+	}
 	return c.Settings(ctx, orgID)
 }
 

@@ -130,3 +130,46 @@ func (s *Store) DeleteExpiredContent(ctx context.Context, now time.Time) (int64,
 	}
 	return res.RowsAffected, nil
 }
+
+// ShortenContent implements analytics.ContentStore: rows of orgID whose
+// expiry lies past their creation plus retention get that earlier expiry
+// (read in pages of 500 by request id; a rare admin action).
+func (s *Store) ShortenContent(ctx context.Context, orgID string, retention time.Duration) (int64, error) {
+	if orgID == "" {
+		return 0, analytics.ErrOrgRequired
+	}
+	type stamp struct {
+		RequestID string    `gorm:"column:request_id"`
+		CreatedAt time.Time `gorm:"column:created_at"`
+		ExpiresMs int64     `gorm:"column:expires_ms"`
+	}
+	var changed int64
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		after := "" // keyset paging by request id within the org
+		for {
+			var rows []stamp
+			err := tx.Model(&contentRow{}).Select("request_id", "created_at", "expires_ms").
+				Where("org_id = ? AND request_id > ?", orgID, after).Order("request_id").Limit(500).Find(&rows).Error
+			if err != nil || len(rows) == 0 {
+				return err
+			}
+			for _, r := range rows {
+				exp := r.CreatedAt.UTC().Add(retention)
+				if exp.UnixMilli() >= r.ExpiresMs {
+					continue
+				}
+				err := tx.Model(&contentRow{}).Where("org_id = ? AND request_id = ?", orgID, r.RequestID).
+					Updates(map[string]any{"expires_at": exp, "expires_ms": exp.UnixMilli()}).Error
+				if err != nil {
+					return err
+				}
+				changed++
+			}
+			after = rows[len(rows)-1].RequestID
+		}
+	})
+	if err != nil {
+		return 0, fmt.Errorf("sqlstore: shorten content of %s: %w", orgID, err)
+	}
+	return changed, nil
+}

@@ -213,6 +213,28 @@ func TestContents(t *testing.T) {
 		if _, err := c.Get(ctx, w.orgB, "req_b"); err != nil {
 			t.Fatalf("org A's delete all reached org B: %v", err)
 		}
+
+		// A shorter retention applies to what is stored: org B's 90-day row
+		// (created at now) now expires a day after its creation, so it is
+		// already gone (the clock is 48 h on); a longer one extends nothing.
+		if err := c.Keep(ctx, turn(w.orgA, "req_3", "p", "a", w.clock.Now())); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.SetSettings(ctx, w.orgB, analytics.PrivacySettings{StoreContent: true, RetentionDays: 1}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Get(ctx, w.orgB, "req_b"); !errors.Is(err, analytics.ErrNotFound) {
+			t.Fatalf("org B's 90-day row outlived its shortened retention: %v", err)
+		}
+		if a3, err := c.Get(ctx, w.orgA, "req_3"); err != nil || !a3.ExpiresAt.Equal(w.clock.Now().Add(24*time.Hour)) {
+			t.Fatalf("org B's change touched org A's row: %+v, %v", a3, err)
+		}
+		if _, err := c.SetSettings(ctx, w.orgA, analytics.PrivacySettings{StoreContent: true, RetentionDays: 30}); err != nil {
+			t.Fatal(err)
+		}
+		if a3, _ := c.Get(ctx, w.orgA, "req_3"); !a3.ExpiresAt.Equal(w.clock.Now().Add(24 * time.Hour)) {
+			t.Fatalf("a longer retention extended a stored row to %v", a3.ExpiresAt)
+		}
 	})
 }
 

@@ -2,7 +2,7 @@
 -- one row per organisation that changed its setting; no row means content is
 -- not stored. request_content holds one row per stored request, both sides
 -- sealed under the organisation's data key (dek_version says which) with
--- associated data "org_id|request_id|content"; rows past expires_ms are
+-- associated data "content|v1|org_id|request_id"; rows past expires_ms are
 -- deleted by the janitor. Every query of the store is filtered by org_id.
 
 -- +goose Up
