@@ -91,7 +91,8 @@ type ContentStore interface {
 }
 
 // ContentSealer encrypts content for one org and request
-// (tenancy.Vault.SealContent/OpenContent fit).
+// (tenancy.Vault.SealContent/OpenContent fit). The id names the sealed item
+// (Contents passes "<request id>/prompt" and "<request id>/response").
 type ContentSealer interface {
 	SealContent(ctx context.Context, orgID, requestID string, plaintext []byte) ([]byte, int64, error)
 	OpenContent(ctx context.Context, orgID, requestID string, dekVersion int64, ciphertext []byte) ([]byte, error)

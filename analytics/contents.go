@@ -178,10 +178,10 @@ func (c *Contents) Keep(ctx context.Context, t TurnContent) error {
 	req, row.RequestTruncated = capContent(req)
 	resp, row.ResponseTruncated = capContent(resp)
 	var v1, v2 int64
-	if row.Request, v1, err = c.sealer.SealContent(ctx, t.OrgID, t.RequestID, req); err != nil {
+	if row.Request, v1, err = c.sealer.SealContent(ctx, t.OrgID, sealedItem(t.RequestID, "prompt"), req); err != nil {
 		return fmt.Errorf("analytics: seal request content of %s: %w", t.RequestID, err)
 	}
-	if row.Response, v2, err = c.sealer.SealContent(ctx, t.OrgID, t.RequestID, resp); err != nil {
+	if row.Response, v2, err = c.sealer.SealContent(ctx, t.OrgID, sealedItem(t.RequestID, "response"), resp); err != nil {
 		return fmt.Errorf("analytics: seal response content of %s: %w", t.RequestID, err)
 	}
 	if v1 != v2 {
@@ -209,11 +209,11 @@ func (c *Contents) Get(ctx context.Context, orgID, requestID string) (Content, e
 	if err != nil {
 		return Content{}, err
 	}
-	req, err := c.sealer.OpenContent(ctx, orgID, requestID, row.DEKVersion, row.Request)
+	req, err := c.sealer.OpenContent(ctx, orgID, sealedItem(requestID, "prompt"), row.DEKVersion, row.Request)
 	if err != nil {
 		return Content{}, fmt.Errorf("analytics: open request content of %s: %w", requestID, err)
 	}
-	resp, err := c.sealer.OpenContent(ctx, orgID, requestID, row.DEKVersion, row.Response)
+	resp, err := c.sealer.OpenContent(ctx, orgID, sealedItem(requestID, "response"), row.DEKVersion, row.Response)
 	if err != nil {
 		return Content{}, fmt.Errorf("analytics: open response content of %s: %w", requestID, err)
 	}
@@ -255,3 +255,8 @@ func (c *Contents) DeleteExpired(ctx context.Context) (int64, error) {
 	}
 	return n, nil
 }
+
+// sealedItem names one side of a request's content for the sealer, so the
+// prompt and the response are bound to their side: swapped in the database,
+// neither opens.
+func sealedItem(requestID, side string) string { return requestID + "/" + side }

@@ -139,6 +139,19 @@ func TestContents(t *testing.T) {
 		if len(raw) == 0 || bytes.Contains(raw, []byte("secret prompt")) {
 			t.Fatalf("stored request is not sealed (%d bytes)", len(raw))
 		}
+		// The two sides are bound to their side: swapped, neither opens.
+		if err := d.DB.Exec("UPDATE request_content SET request_sealed = response_sealed, response_sealed = request_sealed WHERE request_id = 'req_1'").Error; err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Get(ctx, w.orgA, "req_1"); err == nil {
+			t.Fatal("content with its prompt and response swapped opened")
+		}
+		if err := d.DB.Exec("UPDATE request_content SET request_sealed = response_sealed, response_sealed = request_sealed WHERE request_id = 'req_1'").Error; err != nil {
+			t.Fatal(err)
+		}
+		if back, err := c.Get(ctx, w.orgA, "req_1"); err != nil || back.Request != wantReq {
+			t.Fatalf("swapped back: %v", err)
+		}
 		// Another organisation sees nothing.
 		if _, err := c.Get(ctx, w.orgB, "req_1"); !errors.Is(err, analytics.ErrNotFound) {
 			t.Fatalf("org B reads org A's content: %v", err)
