@@ -129,6 +129,11 @@ func TestContentOptIn(t *testing.T) {
 	}
 	chatID := resp.Header.Get("x-heddle-request-id")
 	m := waitContent(t, a.api, chatID)
+	// Now that a later request's content has arrived, the one sent while off
+	// still has none (not merely "not yet").
+	if status, _ := contentOf(t, a.api, offID); status != 404 {
+		t.Fatalf("content stored while off: %d", status)
+	}
 	if !strings.Contains(m["request"].(string), "PROMPT-zebra-chat <script>x</script>") || !strings.Contains(m["response"].(string), "ANSWER-whole <b>bold</b>") ||
 		m["key_id"] != a.KeyID || m["request_truncated"] != false {
 		t.Fatalf("chat content: %v", m)

@@ -102,10 +102,26 @@ func TestContentKept(t *testing.T) {
 				t.Fatal(err)
 			}
 			if !tt.kept {
+				// An opted-in turn after it is kept; only then is the
+				// absence of the first one's content meaningful.
+				k.mu.Lock()
+				before := len(k.kept)
+				k.mu.Unlock()
+				probe := &Turn{RequestID: "req_probe_" + tt.name, Received: time.Now(), Format: llm.FormatChat, Header: http.Header{},
+					Body:   []byte(`{"model":"gpt-5-mini","messages":[{"role":"user","content":"probe"}]}`),
+					Caller: Caller{OrgID: "org_in", KeyID: "key_1", Scopes: []string{"inference"}}}
+				if err := svc.Serve(context.Background(), probe, &captureOutput{}); err != nil {
+					t.Fatal(err)
+				}
 				select {
 				case <-k.got:
-					t.Fatal("content kept for an organisation that did not opt in")
-				case <-time.After(100 * time.Millisecond):
+				case <-time.After(5 * time.Second):
+					t.Fatal("the opted-in probe was never kept")
+				}
+				k.mu.Lock()
+				defer k.mu.Unlock()
+				if len(k.kept) != before+1 || k.kept[len(k.kept)-1].RequestID != probe.RequestID {
+					t.Fatalf("kept %d rows after the probe (want only the probe's): %+v", len(k.kept)-before, k.kept[before:])
 				}
 				return
 			}
@@ -156,7 +172,9 @@ func TestKeepContentBounded(t *testing.T) {
 	k := &blockingKeeper{started: make(chan struct{}, 2*maxKeeping), release: make(chan struct{})}
 	s := NewService(Deps{Content: k, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	req, resp := &llm.Request{Model: "m"}, &llm.Response{Model: "m"}
-	turn := func(i int) *Turn { return &Turn{RequestID: "req-" + string(rune('a'+i%26)), Caller: Caller{OrgID: "org"}} }
+	turn := func(i int) *Turn {
+		return &Turn{RequestID: "req-" + string(rune('a'+i%26)), Caller: Caller{OrgID: "org"}}
+	}
 	begin := time.Now()
 	for i := range maxKeeping + 10 {
 		s.keepContent(turn(i), true, req, resp)
