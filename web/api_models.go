@@ -79,11 +79,7 @@ type modelPatchRequest struct {
 
 // listModels handles GET /api/v1/models: the organisation's own models.
 func (a *API) listModels(c *fiber.Ctx) error {
-	svc, err := a.tenantModels()
-	if err != nil {
-		return a.fail(c, err)
-	}
-	act, err := a.actor(c)
+	svc, act, err := a.tenantActor(c)
 	if err != nil {
 		return a.fail(c, err)
 	}
@@ -100,11 +96,7 @@ func (a *API) listModels(c *fiber.Ctx) error {
 
 // addModel handles POST /api/v1/models.
 func (a *API) addModel(c *fiber.Ctx) error {
-	svc, err := a.tenantModels()
-	if err != nil {
-		return a.fail(c, err)
-	}
-	act, err := a.actor(c)
+	svc, act, err := a.tenantActor(c)
 	if err != nil {
 		return a.fail(c, err)
 	}
@@ -132,11 +124,7 @@ func (a *API) createModel(ctx context.Context, svc *tenantmodel.Service, act ten
 
 // updateModel handles PATCH /api/v1/models/:id.
 func (a *API) updateModel(c *fiber.Ctx) error {
-	svc, err := a.tenantModels()
-	if err != nil {
-		return a.fail(c, err)
-	}
-	act, err := a.actor(c)
+	svc, act, err := a.tenantActor(c)
 	if err != nil {
 		return a.fail(c, err)
 	}
@@ -163,11 +151,7 @@ func (a *API) updateModel(c *fiber.Ctx) error {
 
 // deleteModel handles DELETE /api/v1/models/:id.
 func (a *API) deleteModel(c *fiber.Ctx) error {
-	svc, err := a.tenantModels()
-	if err != nil {
-		return a.fail(c, err)
-	}
-	act, err := a.actor(c)
+	svc, act, err := a.tenantActor(c)
 	if err != nil {
 		return a.fail(c, err)
 	}

@@ -41,13 +41,19 @@ func (a *API) tenantModels() (*tenantmodel.Service, error) {
 	return a.d.TenantModels, nil
 }
 
-// listProviders handles GET /api/v1/providers.
-func (a *API) listProviders(c *fiber.Ctx) error {
+// tenantActor returns the tenant models service and the caller.
+func (a *API) tenantActor(c *fiber.Ctx) (*tenantmodel.Service, tenancy.Actor, error) {
 	svc, err := a.tenantModels()
 	if err != nil {
-		return a.fail(c, err)
+		return nil, tenancy.Actor{}, err
 	}
 	act, err := a.actor(c)
+	return svc, act, err
+}
+
+// listProviders handles GET /api/v1/providers.
+func (a *API) listProviders(c *fiber.Ctx) error {
+	svc, act, err := a.tenantActor(c)
 	if err != nil {
 		return a.fail(c, err)
 	}
@@ -65,11 +71,7 @@ func (a *API) listProviders(c *fiber.Ctx) error {
 // addProvider handles POST /api/v1/providers: an OpenAI-compatible endpoint
 // of the organisation's own and its secret.
 func (a *API) addProvider(c *fiber.Ctx) error {
-	svc, err := a.tenantModels()
-	if err != nil {
-		return a.fail(c, err)
-	}
-	act, err := a.actor(c)
+	svc, act, err := a.tenantActor(c)
 	if err != nil {
 		return a.fail(c, err)
 	}
@@ -87,11 +89,7 @@ func (a *API) addProvider(c *fiber.Ctx) error {
 // deleteProvider handles DELETE /api/v1/providers/:name (409 while it has
 // models).
 func (a *API) deleteProvider(c *fiber.Ctx) error {
-	svc, err := a.tenantModels()
-	if err != nil {
-		return a.fail(c, err)
-	}
-	act, err := a.actor(c)
+	svc, act, err := a.tenantActor(c)
 	if err != nil {
 		return a.fail(c, err)
 	}
