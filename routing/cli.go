@@ -159,6 +159,7 @@ func EvalCommand(ctx context.Context, args []string, stdout io.Writer, opts ...C
 	seeds := fs.String("seeds", "1,2,3", "comma-separated seeds")
 	topP := fs.Int("top-p", DefaultTopP, "nearest clusters used")
 	beta := fs.Float64("beta", DefaultBeta, "softmax sharpness")
+	signal := fs.String("signal", "", "also print the per-query signal of the embedder on the training data for these k (e.g. 5,20)")
 	if err := fs.Parse(args); err != nil {
 		return fmt.Errorf("%w: %w", ErrUsage, err)
 	}
@@ -174,7 +175,14 @@ func EvalCommand(ctx context.Context, args []string, stdout io.Writer, opts ...C
 	if err != nil {
 		return fmt.Errorf("test data: %w", err)
 	}
+	var signalKs []int
+	if *signal != "" {
+		if signalKs, err = parseInts(*signal); err != nil {
+			return err
+		}
+	}
 	var reports []*EvalReport
+	var signalRows []SignalRow
 	for _, seed := range seedList {
 		emb, err := tf.openEmbedder(ctx, env, seed)
 		if err != nil {
@@ -193,6 +201,11 @@ func EvalCommand(ctx context.Context, args []string, stdout io.Writer, opts ...C
 		if err != nil {
 			return err
 		}
+		if signalKs != nil && signalRows == nil { // the first seed's embedder (the signal hardly depends on it)
+			if signalRows, err = QuerySignal(ctx, run, train, b.Models, signalKs); err != nil {
+				return err
+			}
+		}
 		reports = append(reports, rep)
 	}
 	sum, err := Summarise(reports)
@@ -201,7 +214,26 @@ func EvalCommand(ctx context.Context, args []string, stdout io.Writer, opts ...C
 	}
 	fmt.Fprintf(stdout, "bundle eval: train %d samples, test %d; embedder %s; k=%d restarts=%d shrinkage=%g top-p=%d beta=%g; seeds %s\n",
 		len(train), len(test), tf.embedder, tf.k, tf.restarts, tf.shrinkage, *topP, *beta, *seeds)
-	return sum.Write(stdout)
+	if err := sum.Write(stdout); err != nil {
+		return err
+	}
+	if signalKs != nil {
+		return WriteSignal(stdout, signalRows, signalKs)
+	}
+	return nil
+}
+
+// parseInts reads a comma-separated list of positive integers.
+func parseInts(list string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(list, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n <= 0 {
+			return nil, fmt.Errorf("%w: %q is not a positive integer", ErrUsage, f)
+		}
+		out = append(out, n)
+	}
+	return out, nil
 }
 
 // ModelsPullCommand implements `heddle models pull NAME [--dest DIR]
