@@ -498,7 +498,7 @@ func Form(p FormProps) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 43, "<label for=\"routing-aliases\">Model aliases, one per line: requested name = catalog model or auto (for clients that ask for a model the catalog does not list)</label> <textarea id=\"routing-aliases\" name=\"aliases\" rows=\"3\" placeholder=\"claude-opus-5-5 = claude-opus-4-5\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 43, "<label for=\"routing-aliases\">Model aliases, one per line: requested name = a model (the catalog's or your own) or auto (for clients that ask for a model you do not offer)</label> <textarea id=\"routing-aliases\" name=\"aliases\" rows=\"3\" placeholder=\"claude-opus-5-5 = claude-opus-4-5\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
