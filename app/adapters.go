@@ -19,7 +19,7 @@ func (x authAdapter) Authenticate(ctx context.Context, presented string) (gatewa
 	}
 	c := gateway.Caller{OrgID: p.OrgID, KeyID: p.KeyID, KeyPrefix: p.KeyPrefix, Policy: string(p.Policy), Alpha: p.Alpha,
 		Limits: gateway.Limits{RPM: p.Limits.RPM, TPM: p.Limits.TPM,
-			DailyBudgetMicros: p.Limits.DailyBudgetMicros, MonthlyBudgetMicros: p.Limits.MonthlyBudgetMicros}}
+			DailyBudgetMicros: p.Limits.DailyBudgetMicros, MonthlyBudgetMicros: p.Limits.MonthlyBudgetMicros, SoftBudgets: p.Limits.SoftBudgets}}
 	for _, s := range p.Scopes {
 		c.Scopes = append(c.Scopes, string(s))
 	}

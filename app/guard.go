@@ -39,7 +39,7 @@ func (g guard) Admit(ctx context.Context, c gateway.Caller, now time.Time) error
 	if err := tenancy.EnforceKeyLimits(ctx, g.limiter, c.KeyID, keyLimits(c), now); err != nil {
 		return err
 	}
-	bs := billing.KeyBudgets(c.KeyID, c.Limits.DailyBudgetMicros, c.Limits.MonthlyBudgetMicros)
+	bs := billing.KeyBudgets(c.KeyID, c.Limits.DailyBudgetMicros, c.Limits.MonthlyBudgetMicros, !c.Limits.SoftBudgets)
 	org, err := g.orgBudgets.Get(ctx, c.OrgID)
 	if err != nil {
 		return err

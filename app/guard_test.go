@@ -107,6 +107,16 @@ func TestGuardOrgBudgets(t *testing.T) {
 		if err := g.Admit(ctx, keyCapped, now); !errors.Is(err, billing.ErrBudgetExceeded) {
 			t.Fatalf("key's own budget under a soft org budget: %v", err)
 		}
+		// The same key budget made soft admits and alerts (naming the key's
+		// id, never its secret).
+		keySoft := keyCapped
+		keySoft.Limits.SoftBudgets = true
+		if err := g.Admit(ctx, keySoft, now); err != nil {
+			t.Fatalf("a spent soft key budget refused: %v", err)
+		}
+		if !strings.Contains(logs.String(), `"scope":"key:k1"`) {
+			t.Fatalf("no alert for the spent soft key budget: %s", logs.String())
+		}
 
 		// Settings that cannot be read fail closed.
 		sqlDB, _ := d.DB.DB()

@@ -50,15 +50,15 @@ type Budget struct {
 	Hard        bool
 }
 
-// KeyBudgets returns a key's hard daily and monthly budgets (from
-// tenancy.Limits); a zero amount adds no budget.
-func KeyBudgets(keyID string, dailyMicros, monthlyMicros int64) []Budget {
+// KeyBudgets returns a key's daily and monthly budgets (from
+// tenancy.Limits), both hard or both soft; a zero amount adds no budget.
+func KeyBudgets(keyID string, dailyMicros, monthlyMicros int64, hard bool) []Budget {
 	var out []Budget
 	if dailyMicros > 0 {
-		out = append(out, Budget{Scope: KeyScope(keyID), Period: Day, LimitMicros: dailyMicros, Hard: true})
+		out = append(out, Budget{Scope: KeyScope(keyID), Period: Day, LimitMicros: dailyMicros, Hard: hard})
 	}
 	if monthlyMicros > 0 {
-		out = append(out, Budget{Scope: KeyScope(keyID), Period: Month, LimitMicros: monthlyMicros, Hard: true})
+		out = append(out, Budget{Scope: KeyScope(keyID), Period: Month, LimitMicros: monthlyMicros, Hard: hard})
 	}
 	return out
 }

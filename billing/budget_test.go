@@ -65,15 +65,15 @@ func TestPeriodBounds(t *testing.T) {
 }
 
 func TestKeyBudgets(t *testing.T) {
-	got := billing.KeyBudgets("k1", 500, 0)
+	got := billing.KeyBudgets("k1", 500, 0, true)
 	if len(got) != 1 || got[0] != (billing.Budget{Scope: "key:k1", Period: billing.Day, LimitMicros: 500, Hard: true}) {
 		t.Fatalf("daily only = %+v", got)
 	}
-	got = billing.KeyBudgets("k1", 0, 9000)
+	got = billing.KeyBudgets("k1", 0, 9000, true)
 	if len(got) != 1 || got[0] != (billing.Budget{Scope: "key:k1", Period: billing.Month, LimitMicros: 9000, Hard: true}) {
 		t.Fatalf("monthly only = %+v", got)
 	}
-	if got = billing.KeyBudgets("k1", 0, 0); len(got) != 0 {
+	if got = billing.KeyBudgets("k1", 0, 0, true); len(got) != 0 {
 		t.Fatalf("no limits = %+v", got)
 	}
 	if billing.OrgScope("o1") != "org:o1" {
@@ -201,7 +201,7 @@ func (slowSpend) Add(ctx context.Context, _ string, _ time.Time, _ int64) error 
 
 func TestCheckTimesOutClosed(t *testing.T) {
 	b := billing.NewBudgets(slowSpend{}, billing.BudgetsConfig{Timeout: 20 * time.Millisecond})
-	_, err := b.Check(context.Background(), billing.KeyBudgets("k", 1, 0), time.Now())
+	_, err := b.Check(context.Background(), billing.KeyBudgets("k", 1, 0, true), time.Now())
 	if !errors.Is(err, billing.ErrBudgetUnavailable) || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Check on a hanging store = %v", err)
 	}

@@ -81,12 +81,12 @@ func TestOrgSpendIsTheSumOfItsKeys(t *testing.T) {
 		}
 	}
 	org := billing.OrgBudgetSettings{Daily: billing.OrgLimit{LimitMicros: 100, Mode: billing.Hard}, Monthly: billing.OrgLimit{LimitMicros: 1000, Mode: billing.Soft}}
-	_, err := b.Check(ctx, append(billing.KeyBudgets("k1", 50, 0), org.Budgets("o1")...), now)
+	_, err := b.Check(ctx, append(billing.KeyBudgets("k1", 50, 0, true), org.Budgets("o1")...), now)
 	var be *billing.BudgetError
 	if !errors.As(err, &be) || be.Scope != "org:o1" || be.Period != billing.Day || be.SpentMicros != 110 || be.LimitMicros != 100 {
 		t.Fatalf("Check = %v, want the org's day budget (110 of 100)", err)
 	}
-	st, err := b.Usage(ctx, append(billing.TurnScopes("o1", "k1"), billing.KeyBudgets("k2", 0, 0)...), now)
+	st, err := b.Usage(ctx, append(billing.TurnScopes("o1", "k1"), billing.KeyBudgets("k2", 0, 0, true)...), now)
 	if err != nil || len(st) != 4 {
 		t.Fatalf("Usage = %+v, %v", st, err)
 	}

@@ -61,4 +61,33 @@ func testRateLimitsAndBudgets(t *testing.T, env map[string]string) {
 	if len(up.Requests()) != before {
 		t.Error("a request over budget reached the upstream")
 	}
+
+	// The same key's budget made soft: requests pass again and the spent
+	// budget is logged as an alert (the key's cached limits refresh within
+	// seconds).
+	var keys struct {
+		Keys []struct {
+			ID   string `json:"id"`
+			Name string `json:"name"`
+		} `json:"keys"`
+	}
+	a.api.do("GET", "/api/v1/keys", nil, 200, &keys)
+	thriftyID := ""
+	for _, k := range keys.Keys {
+		if k.Name == "thrifty" {
+			thriftyID = k.ID
+		}
+	}
+	a.api.do("PATCH", "/api/v1/keys/"+thriftyID, map[string]any{"budget_mode": "soft"}, 200, nil)
+	passed := false
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline) && !passed; time.Sleep(200 * time.Millisecond) {
+		resp, _ = chat(t, in.URL, bud.Secret, body(12))
+		passed = resp.StatusCode == 200
+	}
+	if !passed {
+		t.Fatalf("a spent soft key budget still refuses: %d", resp.StatusCode)
+	}
+	if !in.logContains(`"scope":"key:` + thriftyID + `"`) {
+		t.Errorf("no soft budget alert for the key in the log")
+	}
 }

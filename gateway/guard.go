@@ -9,6 +9,7 @@ import (
 type Limits struct {
 	RPM, TPM                               int
 	DailyBudgetMicros, MonthlyBudgetMicros int64
+	SoftBudgets                            bool // the budgets alert, never refuse
 }
 
 // Guard admits turns against rate limits and budgets, and settles them

@@ -28,6 +28,8 @@ type KeyPatch struct {
 	TPM      *int
 	Daily    *int64
 	Monthly  *int64
+	// SoftBudgets, when set, makes the key's budgets soft (true) or hard.
+	SoftBudgets *bool
 	// SetExpiry applies ExpiresAt (nil removes the expiry).
 	SetExpiry bool
 	ExpiresAt *time.Time
@@ -213,6 +215,9 @@ func applyPatch(key *Key, p KeyPatch) error {
 	}
 	if p.Monthly != nil {
 		key.Limits.MonthlyBudgetMicros = *p.Monthly
+	}
+	if p.SoftBudgets != nil {
+		key.Limits.SoftBudgets = *p.SoftBudgets
 	}
 	if p.SetExpiry {
 		key.ExpiresAt = p.ExpiresAt

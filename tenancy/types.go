@@ -78,6 +78,9 @@ type Limits struct {
 	TPM                 int   // tokens per minute
 	DailyBudgetMicros   int64 // US micro-dollars per UTC day
 	MonthlyBudgetMicros int64 // US micro-dollars per UTC month
+	// SoftBudgets makes both budgets soft: spending past them raises an
+	// alert and refuses nothing (the default, false, is hard: 402).
+	SoftBudgets bool
 }
 
 // Key is an rk_ API key. Only its SHA-256 hash and display prefix are stored.

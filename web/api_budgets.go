@@ -90,8 +90,8 @@ func (a *API) budgetState(ctx context.Context, act tenancy.Actor, now time.Time)
 	bs := s.Budgets(act.OrgID)
 	for i := range ks {
 		bs = append(bs,
-			billing.Budget{Scope: billing.KeyScope(ks[i].ID), Period: billing.Day, LimitMicros: ks[i].Limits.DailyBudgetMicros, Hard: true},
-			billing.Budget{Scope: billing.KeyScope(ks[i].ID), Period: billing.Month, LimitMicros: ks[i].Limits.MonthlyBudgetMicros, Hard: true})
+			billing.Budget{Scope: billing.KeyScope(ks[i].ID), Period: billing.Day, LimitMicros: ks[i].Limits.DailyBudgetMicros, Hard: !ks[i].Limits.SoftBudgets},
+			billing.Budget{Scope: billing.KeyScope(ks[i].ID), Period: billing.Month, LimitMicros: ks[i].Limits.MonthlyBudgetMicros, Hard: !ks[i].Limits.SoftBudgets})
 	}
 	st, err := a.d.Budgets.Spend.Usage(ctx, bs, now)
 	if err != nil {

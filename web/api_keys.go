@@ -17,6 +17,7 @@ type keyRequest struct {
 	TPM                 int        `json:"tpm"`
 	DailyBudgetMicros   int64      `json:"daily_budget_micros"`
 	MonthlyBudgetMicros int64      `json:"monthly_budget_micros"`
+	BudgetMode          string     `json:"budget_mode"` // "hard" (default) or "soft"
 	ExpiresAt           *time.Time `json:"expires_at"`
 }
 
@@ -65,9 +66,14 @@ func (a *API) createKey(c *fiber.Ctx) error {
 	if err := a.decode(c, &req, false); err != nil {
 		return a.fail(c, err)
 	}
+	soft, err := softBudgets(req.BudgetMode)
+	if err != nil {
+		return a.fail(c, err)
+	}
 	k, plain, err := a.d.Keys.Create(c.UserContext(), act, tenancy.KeyInput{
 		Name: req.Name, Scopes: scopes(req.Scopes), Policy: tenancy.Policy(req.Policy), Alpha: req.Alpha,
-		Limits:    tenancy.Limits{RPM: req.RPM, TPM: req.TPM, DailyBudgetMicros: req.DailyBudgetMicros, MonthlyBudgetMicros: req.MonthlyBudgetMicros},
+		Limits: tenancy.Limits{RPM: req.RPM, TPM: req.TPM, DailyBudgetMicros: req.DailyBudgetMicros,
+			MonthlyBudgetMicros: req.MonthlyBudgetMicros, SoftBudgets: soft},
 		ExpiresAt: req.ExpiresAt,
 	})
 	if err != nil {
@@ -99,6 +105,7 @@ type keyPatchRequest struct {
 	TPM                 *int                `json:"tpm"`
 	DailyBudgetMicros   *int64              `json:"daily_budget_micros"`
 	MonthlyBudgetMicros *int64              `json:"monthly_budget_micros"`
+	BudgetMode          *string             `json:"budget_mode"`
 	ExpiresAt           optional[time.Time] `json:"expires_at"`
 }
 
@@ -121,6 +128,13 @@ func (a *API) updateKey(c *fiber.Ctx) error {
 	if req.Policy != nil {
 		pol := tenancy.Policy(*req.Policy)
 		p.Policy = &pol
+	}
+	if req.BudgetMode != nil {
+		soft, err := softBudgets(*req.BudgetMode)
+		if err != nil {
+			return a.fail(c, err)
+		}
+		p.SoftBudgets = &soft
 	}
 	k, err := a.d.Keys.Update(c.UserContext(), act, param(c, "id"), p)
 	if err != nil {
@@ -147,4 +161,16 @@ func (a *API) revokeKey(c *fiber.Ctx) error {
 	}
 	a.d.Logger.InfoContext(ctx, "api key revoked", "org_id", k.OrgID, "key_id", k.ID, "key_prefix", k.Prefix)
 	return c.JSON(viewKey(k, time.Now()))
+}
+
+// softBudgets reads a key's budget_mode: "hard" (or empty, the default)
+// refuses once spent, "soft" only alerts.
+func softBudgets(mode string) (bool, error) {
+	switch mode {
+	case "", "hard":
+		return false, nil
+	case "soft":
+		return true, nil
+	}
+	return false, &tenancy.ValidationError{Field: "budget_mode", Message: `must be "hard" or "soft"`}
 }

@@ -27,7 +27,7 @@ func TestKeysAPI(t *testing.T) {
 	k := created["key"].(map[string]any)
 	if k["prefix"] != prefix || k["status"] != "active" || k["policy"] != "route-all" || k["alpha"] != 0.4 ||
 		k["rpm"] != 60.0 || k["tpm"] != 100000.0 || k["daily_budget_micros"] != 5e6 || k["monthly_budget_micros"] != 9e7 ||
-		k["expires_at"] != exp.Format(time.RFC3339) || k["name"] != "ci" || len(k["scopes"].([]any)) != 2 {
+		k["expires_at"] != exp.Format(time.RFC3339) || k["name"] != "ci" || len(k["scopes"].([]any)) != 2 || k["budget_mode"] != "hard" {
 		t.Fatalf("created key %s", r.body)
 	}
 	id := k["id"].(string)
@@ -50,6 +50,13 @@ func TestKeysAPI(t *testing.T) {
 	if p["alpha"] != nil || p["expires_at"] != nil || p["rpm"] != 5.0 || p["tpm"] != 100000.0 || p["policy"] != "explicit" || p["name"] != "ci" {
 		t.Fatalf("patched %s", r.body)
 	}
+	// The budgets become soft (alert only), then hard again; other fields stay.
+	if p := owner.mustStatus(owner.do("PATCH", "/api/v1/keys/"+id, map[string]any{"budget_mode": "soft"}), 200).json(t); p["budget_mode"] != "soft" || p["daily_budget_micros"] != 5e6 {
+		t.Fatalf("soft budgets: %v", p)
+	}
+	if p := owner.mustStatus(owner.do("PATCH", "/api/v1/keys/"+id, map[string]any{"budget_mode": "hard"}), 200).json(t); p["budget_mode"] != "hard" {
+		t.Fatalf("hard budgets: %v", p)
+	}
 	for _, tc := range []struct {
 		name  string
 		body  any
@@ -57,6 +64,7 @@ func TestKeysAPI(t *testing.T) {
 		field string
 	}{
 		{"alpha out of range", map[string]any{"alpha": 2}, "tenancy.invalid_input", "alpha"},
+		{"unknown budget mode", map[string]any{"budget_mode": "sometimes"}, "tenancy.invalid_input", "budget_mode"},
 		{"alpha wrong type", map[string]any{"alpha": "high"}, "tenancy.invalid_json", "alpha"},
 		{"bad policy", map[string]any{"policy": "cheap"}, "tenancy.invalid_input", "policy"},
 		{"bad scope", map[string]any{"scopes": []string{"root"}}, "tenancy.invalid_input", "scopes"},

@@ -19,7 +19,7 @@ func keyRow(k *tenancy.Key, now time.Time, act tenancy.Actor) keys.Row {
 	v := viewKey(k, now)
 	return keys.Row{
 		ID: v.ID, Prefix: v.Prefix, Name: v.Name, Scopes: v.Scopes, Policy: v.Policy, Alpha: v.Alpha,
-		RPM: v.RPM, TPM: v.TPM, Daily: v.DailyBudgetMicros, Monthly: v.MonthlyBudgetMicros,
+		RPM: v.RPM, TPM: v.TPM, Daily: v.DailyBudgetMicros, Monthly: v.MonthlyBudgetMicros, Soft: v.BudgetMode == "soft",
 		LastUsed: components.TimePtr(v.LastUsedAt), Created: components.Time(v.CreatedAt), Status: v.Status,
 		CanEdit: canEditKey(act, k),
 	}

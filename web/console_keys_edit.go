@@ -23,7 +23,10 @@ func editForm(k *tenancy.Key, csrf string) keys.EditProps {
 	e := keys.EditProps{
 		ID: k.ID, Prefix: k.Prefix, Name: k.Name, CSRF: csrf, Policy: string(k.Policy),
 		RPM: strconv.Itoa(k.Limits.RPM), TPM: strconv.Itoa(k.Limits.TPM),
-		Daily: dollars(k.Limits.DailyBudgetMicros), Monthly: dollars(k.Limits.MonthlyBudgetMicros),
+		Daily: dollars(k.Limits.DailyBudgetMicros), Monthly: dollars(k.Limits.MonthlyBudgetMicros), Mode: "hard",
+	}
+	if k.Limits.SoftBudgets {
+		e.Mode = "soft"
 	}
 	if k.Alpha != nil {
 		e.Alpha = strconv.FormatFloat(*k.Alpha, 'f', -1, 64)
@@ -37,6 +40,7 @@ func keyPatchForm(ctx *fiber.Ctx, e *keys.EditProps) (tenancy.KeyPatch, error) {
 	e.Policy, e.Alpha = formValue(ctx, "policy"), formValue(ctx, "alpha")
 	e.RPM, e.TPM = formValue(ctx, "rpm"), formValue(ctx, "tpm")
 	e.Daily, e.Monthly = formValue(ctx, "daily_budget"), formValue(ctx, "monthly_budget")
+	e.Mode = formValue(ctx, "budget_mode")
 	pol := tenancy.Policy(e.Policy)
 	p := tenancy.KeyPatch{Policy: &pol, SetAlpha: true}
 	if e.Alpha != "" {
@@ -62,7 +66,11 @@ func keyPatchForm(ctx *fiber.Ctx, e *keys.EditProps) (tenancy.KeyPatch, error) {
 	if err != nil {
 		return p, err
 	}
-	p.RPM, p.TPM, p.Daily, p.Monthly = &rpm, &tpm, &daily, &monthly
+	soft, err := softBudgets(e.Mode)
+	if err != nil {
+		return p, err
+	}
+	p.RPM, p.TPM, p.Daily, p.Monthly, p.SoftBudgets = &rpm, &tpm, &daily, &monthly, &soft
 	return p, nil
 }
 

@@ -116,6 +116,20 @@ func TestConsoleEditKey(t *testing.T) {
 		again.tid("key-edit-policy").Find("option[selected]").AttrOr("value", "") != "route-all" {
 		t.Errorf("edit form after save: %s", again.body)
 	}
+	// Soft budgets: the row says so, the form keeps it.
+	p = row(t, v.post("/keys/"+id+"/edit", url.Values{
+		"policy": {"route-all"}, "alpha": {"0.25"}, "rpm": {"60"}, "tpm": {"5000"}, "daily_budget": {"1.5"}, "monthly_budget": {"$30"},
+		"budget_mode": {"soft"},
+	}, htmx))
+	if got := p.text("key-limits"); p.status != 200 || got != "60 rpm, 5000 tpm, $1.50/day, $30.00/month (alert only)" {
+		t.Errorf("soft budgets row: %d %q", p.status, got)
+	}
+	if f := row(t, v.get("/keys/"+id+"/edit", htmx)); f.tid("key-edit-budget-mode").Find("option[selected]").AttrOr("value", "") != "soft" {
+		t.Errorf("edit form after a soft save: %s", f.body)
+	}
+	if p := row(t, v.post("/keys/"+id+"/edit", url.Values{"policy": {"explicit"}, "budget_mode": {"sometimes"}}, htmx)); p.status != 422 {
+		t.Errorf("unknown budget mode: %d", p.status)
+	}
 	// Clearing the dial and the limits.
 	p = row(t, v.post("/keys/"+id+"/edit", url.Values{"policy": {"explicit"}, "alpha": {""}, "rpm": {""}, "tpm": {"0"}}, htmx))
 	if p.status != 200 || p.text("key-limits") != "none" || p.text("key-routing") != "explicit" {

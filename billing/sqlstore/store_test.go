@@ -98,7 +98,7 @@ func TestBudgetsOverTheStore(t *testing.T) {
 		ctx := context.Background()
 		a := billing.NewBudgets(sqlstore.New(dbs[0]), billing.BudgetsConfig{})
 		b := billing.NewBudgets(sqlstore.New(dbs[1]), billing.BudgetsConfig{})
-		budgets := billing.KeyBudgets("k1", 1000, 100000)
+		budgets := billing.KeyBudgets("k1", 1000, 100000, true)
 		if _, err := a.Check(ctx, budgets, now); err != nil {
 			t.Fatalf("fresh key: %v", err)
 		}
@@ -128,10 +128,10 @@ func TestClosedDatabaseFailsClosed(t *testing.T) {
 	sqlDB, _ := db.DB()
 	sqlDB.Close()
 	b := billing.NewBudgets(sqlstore.New(db), billing.BudgetsConfig{})
-	if _, err := b.Check(context.Background(), billing.KeyBudgets("k1", 1, 0), time.Now()); !errors.Is(err, billing.ErrBudgetUnavailable) {
+	if _, err := b.Check(context.Background(), billing.KeyBudgets("k1", 1, 0, true), time.Now()); !errors.Is(err, billing.ErrBudgetUnavailable) {
 		t.Fatalf("Check on a closed database = %v", err)
 	}
-	if err := b.Record(context.Background(), billing.KeyBudgets("k1", 1, 0), 5, time.Now()); !errors.Is(err, billing.ErrBudgetUnavailable) {
+	if err := b.Record(context.Background(), billing.KeyBudgets("k1", 1, 0, true), 5, time.Now()); !errors.Is(err, billing.ErrBudgetUnavailable) {
 		t.Fatalf("Record on a closed database = %v", err)
 	}
 }

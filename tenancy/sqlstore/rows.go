@@ -123,6 +123,7 @@ type keyRow struct {
 	TPM                 int        `gorm:"column:tpm"`
 	DailyBudgetMicros   int64      `gorm:"column:daily_budget_micros"`
 	MonthlyBudgetMicros int64      `gorm:"column:monthly_budget_micros"`
+	BudgetSoft          bool       `gorm:"column:budget_soft"`
 	ExpiresAt           *time.Time `gorm:"column:expires_at"`
 	RevokedAt           *time.Time `gorm:"column:revoked_at"`
 	LastUsedAt          *time.Time `gorm:"column:last_used_at"`
@@ -136,7 +137,7 @@ func keyToRow(k *tenancy.Key) *keyRow {
 		ID: k.ID, OrgID: k.OrgID, CreatedBy: k.CreatedBy, Name: k.Name, Prefix: k.Prefix, KeyHash: k.Hash,
 		Scopes: tenancy.JoinScopes(k.Scopes), Policy: string(k.Policy), Alpha: k.Alpha,
 		RPM: k.Limits.RPM, TPM: k.Limits.TPM, DailyBudgetMicros: k.Limits.DailyBudgetMicros,
-		MonthlyBudgetMicros: k.Limits.MonthlyBudgetMicros, ExpiresAt: utcPtr(k.ExpiresAt),
+		MonthlyBudgetMicros: k.Limits.MonthlyBudgetMicros, BudgetSoft: k.Limits.SoftBudgets, ExpiresAt: utcPtr(k.ExpiresAt),
 		RevokedAt: utcPtr(k.RevokedAt), LastUsedAt: utcPtr(k.LastUsedAt), CreatedAt: utc(k.CreatedAt),
 	}
 }
@@ -145,7 +146,8 @@ func (r *keyRow) domain() *tenancy.Key {
 	return &tenancy.Key{
 		ID: r.ID, OrgID: r.OrgID, CreatedBy: r.CreatedBy, Name: r.Name, Prefix: r.Prefix, Hash: r.KeyHash,
 		Scopes: tenancy.SplitScopes(r.Scopes), Policy: tenancy.Policy(r.Policy), Alpha: r.Alpha,
-		Limits:    tenancy.Limits{RPM: r.RPM, TPM: r.TPM, DailyBudgetMicros: r.DailyBudgetMicros, MonthlyBudgetMicros: r.MonthlyBudgetMicros},
+		Limits: tenancy.Limits{RPM: r.RPM, TPM: r.TPM, DailyBudgetMicros: r.DailyBudgetMicros, MonthlyBudgetMicros: r.MonthlyBudgetMicros,
+			SoftBudgets: r.BudgetSoft},
 		ExpiresAt: utcPtr(r.ExpiresAt), RevokedAt: utcPtr(r.RevokedAt), LastUsedAt: utcPtr(r.LastUsedAt), CreatedAt: utc(r.CreatedAt),
 	}
 }

@@ -18,7 +18,7 @@ func testKeys(t *testing.T, s tenancy.Store) {
 	exp := base.Add(24 * time.Hour)
 	k1 := &tenancy.Key{ID: id(), OrgID: o.ID, CreatedBy: u.ID, Name: "ci", Prefix: "rk_abcdefgh", Hash: "h1",
 		Scopes: []tenancy.Scope{tenancy.ScopeInference, tenancy.ScopeAnalyticsRead}, Policy: tenancy.PolicyRouteAll,
-		Alpha: &alpha, Limits: tenancy.Limits{RPM: 60, TPM: 100000, DailyBudgetMicros: 5_000_000, MonthlyBudgetMicros: 90_000_000},
+		Alpha: &alpha, Limits: tenancy.Limits{RPM: 60, TPM: 100000, DailyBudgetMicros: 5_000_000, MonthlyBudgetMicros: 90_000_000, SoftBudgets: true},
 		ExpiresAt: &exp, CreatedAt: base}
 	k2 := &tenancy.Key{ID: id(), OrgID: o.ID, Name: "cli", Prefix: "rk_zzzzzzzz", Hash: "h2",
 		Scopes: []tenancy.Scope{tenancy.ScopeRoute}, Policy: tenancy.PolicyExplicit, CreatedAt: base.Add(time.Second)}
@@ -50,7 +50,7 @@ func testKeys(t *testing.T, s tenancy.Store) {
 
 	upd := *k1
 	upd.Name, upd.Scopes, upd.Policy, upd.Alpha = "renamed", []tenancy.Scope{tenancy.ScopeRoute}, tenancy.PolicyExplicit, nil
-	upd.Limits, upd.ExpiresAt = tenancy.Limits{RPM: 1}, nil
+	upd.Limits, upd.ExpiresAt = tenancy.Limits{RPM: 1}, nil // also turns the budgets back to hard
 	mustNil(t, s.UpdateKey(ctx, &upd), "update key")
 	got, _ = s.OrgKey(ctx, o.ID, k1.ID)
 	checkKey(t, got, &upd)

@@ -25,6 +25,7 @@ type Row struct {
 	TPM      int
 	Daily    int64 // micro-dollars
 	Monthly  int64 // micro-dollars
+	Soft     bool  // the budgets alert only
 	LastUsed string
 	Created  string
 	Status   string // active, expired, revoked
@@ -51,6 +52,9 @@ func (r Row) Limits() string {
 	}
 	if r.Monthly > 0 {
 		parts = append(parts, components.USD(r.Monthly)+"/month")
+	}
+	if r.Soft && (r.Daily > 0 || r.Monthly > 0) {
+		parts[len(parts)-1] += " (alert only)"
 	}
 	if len(parts) == 0 {
 		return "none"
@@ -94,6 +98,7 @@ type EditProps struct {
 	TPM     string
 	Daily   string // dollars as typed
 	Monthly string
+	Mode    string // budget mode: "hard" or "soft"
 	Error   string
 	Fields  map[string]string
 }
@@ -118,7 +123,7 @@ type PageProps struct {
 }
 
 // editFields are the edit form's fields, in the order their errors show.
-var editFields = []string{"policy", "alpha", "rpm", "tpm", "daily_budget", "monthly_budget"}
+var editFields = []string{"policy", "alpha", "rpm", "tpm", "daily_budget", "monthly_budget", "budget_mode"}
 
 // AllScopes are the scopes offered by the form.
 var AllScopes = []string{"inference", "route", "analytics:read"}
