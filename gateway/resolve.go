@@ -91,14 +91,14 @@ func (s *Service) resolve(ctx context.Context, c Caller, h http.Header, req *llm
 	}
 	model, err := s.d.Catalog.Lookup(requested)
 	if err != nil {
-		if tm, found, terr := s.tenantModel(ctx, c.OrgID, requested); terr != nil || found {
-			if terr != nil {
-				return nil, terr
-			}
+		tm, found, terr := s.tenantModel(ctx, c.OrgID, requested)
+		switch {
+		case terr != nil:
+			return nil, terr
+		case found:
 			s.d.TenantPrices.put(c.OrgID, tm.Model.ID, tm.Model.Price)
 			return s.explicitTenant(tm, aliased, settings)
-		}
-		if aliased {
+		case aliased:
 			return nil, &FieldError{Field: "model", Err: fmt.Errorf("%w: %q (the organisation's alias of %q)", ErrUnknownModel, requested, req.Model)}
 		}
 		return nil, &FieldError{Field: "model", Err: fmt.Errorf("%w: %q", ErrUnknownModel, req.Model)}
