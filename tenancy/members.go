@@ -192,6 +192,16 @@ func (s *Members) ChangeRole(ctx context.Context, actor Actor, userID string, ro
 	return s.store.SetRole(ctx, actor.OrgID, userID, role)
 }
 
+// Cancel withdraws a pending invitation of the actor's organisation (its
+// token stops working); ErrNotFound for an unknown, accepted or another
+// organisation's invitation.
+func (s *Members) Cancel(ctx context.Context, actor Actor, invitationID string) error {
+	if err := actor.require(PermManageMembers); err != nil {
+		return err
+	}
+	return s.store.DeleteInvitation(ctx, actor.OrgID, invitationID)
+}
+
 // Remove removes a member. Anyone may leave; admins remove non-owners;
 // owners remove anyone but the last owner.
 func (s *Members) Remove(ctx context.Context, actor Actor, userID string) error {

@@ -45,6 +45,9 @@ type InvitationStore interface {
 	InvitationByTokenHash(ctx context.Context, tokenHash string) (*Invitation, error)
 	// OrgInvitations lists an organisation's pending (unaccepted) invitations.
 	OrgInvitations(ctx context.Context, orgID string) ([]Invitation, error)
+	// DeleteInvitation deletes orgID's pending invitation invitationID;
+	// ErrNotFound when there is none (unknown, accepted, another org's).
+	DeleteInvitation(ctx context.Context, orgID, invitationID string) error
 	// AcceptInvitation marks the invitation accepted (ErrInvitationInvalid if
 	// it already was), inserts newUser when non-nil, and inserts m (or updates
 	// the role of an existing membership), in one transaction.

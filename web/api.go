@@ -117,6 +117,7 @@ func (a *API) Mount(r fiber.Router) {
 	auth.Post("/orgs/:id/members", a.inviteMember)
 	auth.Patch("/orgs/:id/members/:user", a.changeRole)
 	auth.Delete("/orgs/:id/members/:user", a.removeMember)
+	auth.Delete("/orgs/:id/invitations/:inv", a.cancelInvitation)
 
 	auth.Get("/keys", a.listKeys)
 	auth.Post("/keys", a.createKey)

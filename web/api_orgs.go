@@ -179,6 +179,21 @@ func (a *API) removeMember(c *fiber.Ctx) error {
 	return c.SendStatus(fiber.StatusNoContent)
 }
 
+// cancelInvitation handles DELETE /api/v1/orgs/:id/invitations/:inv: the
+// invitation's token stops working.
+func (a *API) cancelInvitation(c *fiber.Ctx) error {
+	act, err := a.orgActor(c)
+	if err != nil {
+		return a.fail(c, err)
+	}
+	inv := param(c, "inv")
+	if err := a.d.Members.Cancel(c.UserContext(), act, inv); err != nil {
+		return a.fail(c, err)
+	}
+	a.d.Logger.InfoContext(c.UserContext(), "invitation cancelled", "org_id", act.OrgID, "user_id", act.UserID, "invitation_id", inv)
+	return c.SendStatus(fiber.StatusNoContent)
+}
+
 type acceptRequest struct {
 	Password string `json:"password"`
 }

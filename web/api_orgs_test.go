@@ -104,3 +104,29 @@ func TestOrgsAndSwitching(t *testing.T) {
 		t.Fatalf("keys after switching back: %v", ks)
 	}
 }
+
+// TestCancelInvitation: an admin withdraws a pending invitation and its
+// token stops working; a viewer cannot, nor can another organisation.
+func TestCancelInvitation(t *testing.T) {
+	f := newFixture(t)
+	owner := f.browser()
+	orgID := str(owner.signup("owner@example.com", "Acme"), "org", "id")
+	viewer := f.invite(owner, orgID, "viewer@example.com", "viewer")
+	r := owner.mustStatus(owner.do("POST", "/api/v1/orgs/"+orgID+"/members", map[string]string{"email": "wrong@example.com", "role": "admin"}), 201)
+	inv := r.json(t)
+	invID, path := str(inv, "invitation", "id"), str(inv, "accept_path")
+
+	viewer.mustStatus(viewer.do("DELETE", "/api/v1/orgs/"+orgID+"/invitations/"+invID, nil), 403)
+	mallory := f.browser()
+	malloryOrg := str(mallory.signup("mallory@example.com", "Evil"), "org", "id")
+	mallory.mustStatus(mallory.do("DELETE", "/api/v1/orgs/"+orgID+"/invitations/"+invID, nil), 404)
+	mallory.mustStatus(mallory.do("DELETE", "/api/v1/orgs/"+malloryOrg+"/invitations/"+invID, nil), 404)
+
+	owner.mustStatus(owner.do("DELETE", "/api/v1/orgs/"+orgID+"/invitations/"+invID, nil), 204)
+	owner.mustStatus(owner.do("DELETE", "/api/v1/orgs/"+orgID+"/invitations/"+invID, nil), 404)
+	if invs, _ := owner.mustStatus(owner.do("GET", "/api/v1/orgs/"+orgID+"/members", nil), 200).json(t)["invitations"].([]any); len(invs) != 0 {
+		t.Fatalf("pending after cancelling: %v", invs)
+	}
+	anon := f.browser()
+	anon.mustStatus(anon.do("POST", path, map[string]string{"password": "invited password"}), 410)
+}

@@ -106,6 +106,7 @@ func (c *Console) Mount(r fiber.Router) {
 	r.Post("/orgs/:id/switch", auth(c.switchOrg)...)
 	r.Get("/org", auth(c.orgPage)...)
 	r.Post("/org/invitations", auth(c.orgInvite)...)
+	r.Post("/org/invitations/:id/cancel", auth(c.orgCancelInvitation)...)
 	r.Post("/org/members/:user/role", auth(c.orgChangeRole)...)
 	r.Post("/org/members/:user/remove", auth(c.orgRemove)...)
 	r.Post("/org/privacy", auth(c.orgSavePrivacy)...)

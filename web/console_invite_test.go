@@ -80,3 +80,35 @@ func TestConsoleInvitation(t *testing.T) {
 	}
 	_ = orgID
 }
+
+// TestConsoleCancelInvitation: the Organisation page cancels a pending
+// invitation; its link then answers 410; a viewer cannot cancel.
+func TestConsoleCancelInvitation(t *testing.T) {
+	f := newConsoleFixture(t, true)
+	owner := f.visitor()
+	owner.signup("owner@example.com")
+	token := owner.invite("typo@exmaple.com", "member")
+	page := owner.get("/org", nil)
+	row := page.doc.Find(`[data-testid^="invitation-row-"]`)
+	id := strings.TrimPrefix(row.AttrOr("data-testid", ""), "invitation-row-")
+	if row.Length() != 1 || page.tid("invitation-cancel-"+id).Length() != 1 {
+		t.Fatalf("no cancel button for the pending invitation: %s", page.body)
+	}
+	viewer := f.join(owner, "viewer@example.com", "viewer")
+	if p := viewer.post("/org/invitations/"+id+"/cancel", nil, htmx); p.status != fiber.StatusForbidden {
+		t.Fatalf("a viewer cancels: %d", p.status)
+	}
+	p := owner.post("/org/invitations/"+id+"/cancel", nil, htmx)
+	if p.status != 200 || p.header.Get("HX-Reswap") != "delete" {
+		t.Fatalf("cancel: %d %v %s", p.status, p.header, p.body)
+	}
+	if n := owner.get("/org", nil).doc.Find(`[data-testid^="invitation-row-"]`).Length(); n != 0 {
+		t.Fatalf("%d pending invitations after cancelling", n)
+	}
+	if p := f.visitor().acceptForm(token, "a long enough password"); p.status != fiber.StatusGone {
+		t.Fatalf("the cancelled link: %d %s", p.status, p.body)
+	}
+	if p := owner.post("/org/invitations/"+id+"/cancel", nil, nil); p.status != fiber.StatusNotFound {
+		t.Fatalf("cancelling twice: %d", p.status)
+	}
+}

@@ -74,6 +74,10 @@ func (c *Console) emptyInviteForm(act tenancy.Actor, csrf string) org.InviteForm
 
 // invitationRows lists the organisation's pending invitations.
 func (c *Console) invitationRows(ctx *fiber.Ctx, act tenancy.Actor) ([]org.Invitation, error) {
+	csrf := ""
+	if s := sessionOf(ctx); s != nil {
+		csrf = s.CSRF
+	}
 	invs, err := c.api.d.Members.Invitations(ctx.UserContext(), act)
 	if err != nil {
 		return nil, err
@@ -86,6 +90,7 @@ func (c *Console) invitationRows(ctx *fiber.Ctx, act tenancy.Actor) ([]org.Invit
 		}
 		rows = append(rows, org.Invitation{
 			ID: i.ID, Email: i.Email, Role: string(i.Role), Created: components.Time(i.CreatedAt), Expires: components.Time(i.ExpiresAt),
+			CSRF: csrf,
 		})
 	}
 	return rows, nil
@@ -255,6 +260,26 @@ func (c *Console) orgRemove(ctx *fiber.Ctx) error {
 		return c.memberFailed(ctx, act, userID, err)
 	}
 	c.d.Logger.InfoContext(ctx.UserContext(), "member removed", "org_id", act.OrgID, "user_id", userID, "via", "console")
+	if !isHTMX(ctx) {
+		return ctx.Redirect("/org", fiber.StatusSeeOther)
+	}
+	ctx.Set("HX-Reswap", "delete")
+	return c.render(ctx, fiber.StatusOK, templ.NopComponent)
+}
+
+// orgCancelInvitation handles POST /org/invitations/:id/cancel: the
+// invitation's link stops working; htmx gets an empty answer that deletes
+// the row, a plain form a redirect back.
+func (c *Console) orgCancelInvitation(ctx *fiber.Ctx) error {
+	act, err := c.api.actor(ctx)
+	if err != nil {
+		return c.fail(ctx, err)
+	}
+	id := param(ctx, "id")
+	if err := c.api.d.Members.Cancel(ctx.UserContext(), act, id); err != nil {
+		return c.fail(ctx, err)
+	}
+	c.d.Logger.InfoContext(ctx.UserContext(), "invitation cancelled", "org_id", act.OrgID, "invitation_id", id, "via", "console")
 	if !isHTMX(ctx) {
 		return ctx.Redirect("/org", fiber.StatusSeeOther)
 	}

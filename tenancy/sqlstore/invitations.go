@@ -73,3 +73,9 @@ func (s *Store) AcceptInvitation(ctx context.Context, invID string, newUser *ten
 		return tx.Exec("UPDATE memberships SET role = ? WHERE org_id = ? AND user_id = ?", string(m.Role), m.OrgID, m.UserID).Error
 	}))
 }
+
+// DeleteInvitation implements tenancy.InvitationStore.
+func (s *Store) DeleteInvitation(ctx context.Context, orgID, invitationID string) error {
+	res := s.conn(ctx).Exec("DELETE FROM invitations WHERE org_id = ? AND id = ? AND accepted_at IS NULL", orgID, invitationID)
+	return mapErr("delete invitation", affected1(res, tenancy.ErrNotFound))
+}

@@ -286,6 +286,18 @@ func (m *Memory) OrgInvitations(_ context.Context, orgID string) ([]tenancy.Invi
 	return out, nil
 }
 
+// DeleteInvitation implements tenancy.InvitationStore.
+func (m *Memory) DeleteInvitation(_ context.Context, orgID, invitationID string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	inv, ok := m.invitations[invitationID]
+	if !ok || inv.OrgID != orgID || inv.AcceptedAt != nil {
+		return notFound("invitation")
+	}
+	delete(m.invitations, invitationID)
+	return nil
+}
+
 // AcceptInvitation implements tenancy.InvitationStore.
 func (m *Memory) AcceptInvitation(_ context.Context, invID string, newUser *tenancy.User, ms *tenancy.Membership, at time.Time) error {
 	m.mu.Lock()

@@ -255,6 +255,22 @@ func testInvitations(t *testing.T, s tenancy.Store) {
 	if len(mem) != 3 {
 		t.Fatalf("members after acceptances: got %d, want 3", len(mem))
 	}
+
+	// Cancelling: only the org's own pending invitations; a cancelled token
+	// is gone.
+	_, other := account(t, s, "carol", 0)
+	i3 := &tenancy.Invitation{ID: id(), OrgID: org.ID, Email: "later@example.com", Role: tenancy.RoleMember, TokenHash: "hash-3",
+		InvitedBy: alice.ID, CreatedAt: base, ExpiresAt: base.Add(time.Hour)}
+	mustNil(t, s.CreateInvitation(ctx, i3), "invite 3")
+	mustIs(t, s.DeleteInvitation(ctx, other.ID, i3.ID), tenancy.ErrNotFound, "cancel another org's invitation")
+	mustIs(t, s.DeleteInvitation(ctx, org.ID, i2.ID), tenancy.ErrNotFound, "cancel an accepted invitation")
+	mustNil(t, s.DeleteInvitation(ctx, org.ID, i3.ID), "cancel")
+	mustIs(t, s.DeleteInvitation(ctx, org.ID, i3.ID), tenancy.ErrNotFound, "cancel twice")
+	_, err = s.InvitationByTokenHash(ctx, "hash-3")
+	mustIs(t, err, tenancy.ErrNotFound, "a cancelled token")
+	if pending, _ := s.OrgInvitations(ctx, org.ID); len(pending) != 0 {
+		t.Fatalf("pending after cancelling: %+v", pending)
+	}
 }
 
 func testSessions(t *testing.T, s tenancy.Store) {

@@ -40,6 +40,7 @@ type Invitation struct {
 	Role    string
 	Created string
 	Expires string
+	CSRF    string // for its cancel button
 }
 
 // InviteForm is the invite form with the values and errors of a failed
