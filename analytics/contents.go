@@ -3,8 +3,9 @@ package analytics
 import (
 	"context"
 	"fmt"
-	"sync"
 	"time"
+
+	"github.com/heddle-gw/heddle/orgcache"
 )
 
 // DefaultPrivacyTTL is how long one replica trusts an organisation's cached
@@ -29,18 +30,9 @@ type ContentsConfig struct {
 type Contents struct {
 	store   ContentStore
 	sealer  ContentSealer
-	ttl     time.Duration
 	timeout time.Duration
 	now     func() time.Time
-
-	mu    sync.Mutex
-	cache map[string]privacyEntry
-	gen   uint64 // invalidations; a read that raced one is not cached
-}
-
-type privacyEntry struct {
-	s       PrivacySettings
-	expires time.Time
+	cache   *orgcache.Cache[PrivacySettings]
 }
 
 // NewContents returns the content service over store and sealer.
@@ -54,7 +46,8 @@ func NewContents(store ContentStore, sealer ContentSealer, cfg ContentsConfig) *
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return &Contents{store: store, sealer: sealer, ttl: cfg.TTL, timeout: cfg.Timeout, now: cfg.Now, cache: map[string]privacyEntry{}}
+	return &Contents{store: store, sealer: sealer, timeout: cfg.Timeout, now: cfg.Now,
+		cache: orgcache.New[PrivacySettings](cfg.TTL, maxCachedPrivacy, cfg.Now)}
 }
 
 // Enabled reports whether orgID stores content, from the cache while it is
@@ -66,27 +59,7 @@ func (c *Contents) Enabled(ctx context.Context, orgID string) bool {
 }
 
 func (c *Contents) cached(ctx context.Context, orgID string) (PrivacySettings, error) {
-	now := c.now()
-	c.mu.Lock()
-	e, ok := c.cache[orgID]
-	gen := c.gen
-	c.mu.Unlock()
-	if ok && now.Before(e.expires) {
-		return e.s, nil
-	}
-	s, err := c.Settings(ctx, orgID)
-	if err != nil {
-		return PrivacySettings{}, err
-	}
-	c.mu.Lock()
-	if c.gen == gen {
-		if len(c.cache) >= maxCachedPrivacy {
-			clear(c.cache)
-		}
-		c.cache[orgID] = privacyEntry{s: s, expires: now.Add(c.ttl)}
-	}
-	c.mu.Unlock()
-	return s, nil
+	return c.cache.Get(ctx, orgID, func(ctx context.Context) (PrivacySettings, error) { return c.Settings(ctx, orgID) })
 }
 
 // Settings reads orgID's settings from the store, bypassing the cache.
@@ -141,12 +114,7 @@ func (c *Contents) SetSettings(ctx context.Context, orgID string, s PrivacySetti
 }
 
 // Invalidate drops orgID's cached settings.
-func (c *Contents) Invalidate(orgID string) {
-	c.mu.Lock()
-	delete(c.cache, orgID)
-	c.gen++
-	c.mu.Unlock()
-}
+func (c *Contents) Invalidate(orgID string) { c.cache.Invalidate(orgID) }
 
 // Keep stores one turn's content when its organisation opted in (and does
 // nothing otherwise, or when the setting cannot be read). It blocks on the

@@ -3,8 +3,9 @@ package billing
 import (
 	"context"
 	"fmt"
-	"sync"
 	"time"
+
+	"github.com/heddle-gw/heddle/orgcache"
 )
 
 // DefaultOrgBudgetTTL is how long OrgBudgets trusts an organisation's
@@ -32,20 +33,9 @@ type OrgBudgetsConfig struct {
 // for the admin surfaces, always go to the store. Safe for concurrent use.
 type OrgBudgets struct {
 	store   OrgBudgetStore
-	ttl     time.Duration
 	timeout time.Duration
 	now     func() time.Time
-
-	mu    sync.Mutex
-	cache map[string]orgBudgetEntry
-	// gen counts invalidations: a Get whose store read raced one does not
-	// cache what it read (it may predate the change).
-	gen uint64
-}
-
-type orgBudgetEntry struct {
-	settings OrgBudgetSettings
-	expires  time.Time
+	cache   *orgcache.Cache[OrgBudgetSettings]
 }
 
 // NewOrgBudgets returns the settings service over store.
@@ -59,34 +49,15 @@ func NewOrgBudgets(store OrgBudgetStore, cfg OrgBudgetsConfig) *OrgBudgets {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return &OrgBudgets{store: store, ttl: cfg.TTL, timeout: cfg.Timeout, now: cfg.Now, cache: map[string]orgBudgetEntry{}}
+	return &OrgBudgets{store: store, timeout: cfg.Timeout, now: cfg.Now,
+		cache: orgcache.New[OrgBudgetSettings](cfg.TTL, maxCachedOrgs, cfg.Now)}
 }
 
 // Get returns orgID's settings, from the cache while they are younger than
 // the TTL. A store error is returned wrapping ErrBudgetUnavailable (the
 // caller fails closed); stale settings are never served in its place.
 func (o *OrgBudgets) Get(ctx context.Context, orgID string) (OrgBudgetSettings, error) {
-	now := o.now()
-	o.mu.Lock()
-	e, ok := o.cache[orgID]
-	gen := o.gen
-	o.mu.Unlock()
-	if ok && now.Before(e.expires) {
-		return e.settings, nil
-	}
-	s, err := o.Load(ctx, orgID)
-	if err != nil {
-		return OrgBudgetSettings{}, err
-	}
-	o.mu.Lock()
-	if o.gen == gen {
-		if len(o.cache) >= maxCachedOrgs {
-			clear(o.cache)
-		}
-		o.cache[orgID] = orgBudgetEntry{settings: s, expires: now.Add(o.ttl)}
-	}
-	o.mu.Unlock()
-	return s, nil
+	return o.cache.Get(ctx, orgID, func(ctx context.Context) (OrgBudgetSettings, error) { return o.Load(ctx, orgID) })
 }
 
 // Load reads orgID's settings from the store, bypassing the cache. Errors
@@ -123,9 +94,4 @@ func (o *OrgBudgets) Set(ctx context.Context, orgID string, s OrgBudgetSettings)
 }
 
 // Invalidate drops orgID's cached settings: the next Get reads the store.
-func (o *OrgBudgets) Invalidate(orgID string) {
-	o.mu.Lock()
-	delete(o.cache, orgID)
-	o.gen++
-	o.mu.Unlock()
-}
+func (o *OrgBudgets) Invalidate(orgID string) { o.cache.Invalidate(orgID) }

@@ -4,12 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/heddle-gw/heddle/catalog"
 	"github.com/heddle-gw/heddle/llm"
 	"github.com/heddle-gw/heddle/tenancy"
+
+	"github.com/heddle-gw/heddle/orgcache"
 )
 
 // Names is the catalog the tenant names must not collide with
@@ -38,16 +39,7 @@ type Service struct {
 	names Names
 	cfg   Config
 
-	mu    sync.Mutex
-	cache map[string]cached
-	// gen counts Invalidate calls: a read that began before one does not
-	// cache what it read (it may predate the change).
-	gen uint64
-}
-
-type cached struct {
-	set     Set
-	fetched time.Time
+	cache *orgcache.Cache[Set]
 }
 
 // NewService returns a Service. creds keeps the providers' secrets; names
@@ -59,47 +51,27 @@ func NewService(store Store, creds Credentials, names Names, cfg Config) *Servic
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return &Service{store: store, creds: creds, names: names, cfg: cfg, cache: map[string]cached{}}
+	return &Service{store: store, creds: creds, names: names, cfg: cfg, cache: orgcache.New[Set](cfg.CacheTTL, 0, cfg.Now)}
 }
 
 // Org returns orgID's providers and models, from a cache at most CacheTTL
 // old. A store failure wraps ErrUnavailable (callers fail closed).
 func (s *Service) Org(ctx context.Context, orgID string) (Set, error) {
-	now := s.cfg.Now()
-	s.mu.Lock()
-	e, ok := s.cache[orgID]
-	gen := s.gen
-	s.mu.Unlock()
-	if ok && now.Sub(e.fetched) < s.cfg.CacheTTL {
-		return e.set, nil
-	}
-	ps, err := s.store.OrgProviders(ctx, orgID)
-	if err != nil {
-		return Set{}, fmt.Errorf("%w: %w", ErrUnavailable, err)
-	}
-	ms, err := s.store.OrgModels(ctx, orgID)
-	if err != nil {
-		return Set{}, fmt.Errorf("%w: %w", ErrUnavailable, err)
-	}
-	set := Set{Providers: ps, Models: ms}
-	s.mu.Lock()
-	if len(s.cache) > 10000 {
-		s.cache = map[string]cached{}
-	}
-	if s.gen == gen {
-		s.cache[orgID] = cached{set: set, fetched: now}
-	}
-	s.mu.Unlock()
-	return set, nil
+	return s.cache.Get(ctx, orgID, func(ctx context.Context) (Set, error) {
+		ps, err := s.store.OrgProviders(ctx, orgID)
+		if err != nil {
+			return Set{}, fmt.Errorf("%w: %w", ErrUnavailable, err)
+		}
+		ms, err := s.store.OrgModels(ctx, orgID)
+		if err != nil {
+			return Set{}, fmt.Errorf("%w: %w", ErrUnavailable, err)
+		}
+		return Set{Providers: ps, Models: ms}, nil
+	})
 }
 
 // Invalidate forgets orgID's cached set.
-func (s *Service) Invalidate(orgID string) {
-	s.mu.Lock()
-	delete(s.cache, orgID)
-	s.gen++
-	s.mu.Unlock()
-}
+func (s *Service) Invalidate(orgID string) { s.cache.Invalidate(orgID) }
 
 // Providers lists the actor's organisation's providers.
 func (s *Service) Providers(ctx context.Context, actor tenancy.Actor) ([]Provider, error) {
