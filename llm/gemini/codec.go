@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/heddle-gw/heddle/llm"
+	"github.com/heddle-gw/heddle/llm/internal/wirejson"
 )
 
 // family is the reasoning family of every Gemini model.
@@ -60,7 +61,7 @@ func (*Codec) EncodeError(status int, kind, message string) []byte {
 	if kind != "" {
 		body.Error.Details = []wireErrorInfo{{Type: "type.googleapis.com/google.rpc.ErrorInfo", Reason: kind, Domain: "heddle"}}
 	}
-	out, err := marshal(body)
+	out, err := wirejson.Marshal(body)
 	if err != nil {
 		return []byte(`{"error":{"code":500,"message":"internal error","status":"INTERNAL"}}`)
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/heddle-gw/heddle/llm"
+	"github.com/heddle-gw/heddle/llm/internal/wirejson"
 )
 
 // decodeContents maps contents to canonical messages: model turns to
@@ -15,7 +16,7 @@ func decodeContents(raws []json.RawMessage) ([]llm.Message, error) {
 	ids := newCallIDs("call_")
 	var msgs []llm.Message
 	for i, raw := range raws {
-		path := index("contents", i)
+		path := wirejson.Index("contents", i)
 		var c wireContent
 		if err := unmarshal(raw, &c, path); err != nil {
 			return nil, err
@@ -30,7 +31,7 @@ func decodeContents(raws []json.RawMessage) ([]llm.Message, error) {
 		}
 		var parts []llm.Part
 		for j, pr := range c.Parts {
-			p, ok, err := decodePart(pr, index(path+".parts", j), ids)
+			p, ok, err := decodePart(pr, wirejson.Index(path+".parts", j), ids)
 			if err != nil {
 				return nil, err
 			}
@@ -76,7 +77,7 @@ func appendUserSide(msgs []llm.Message, parts []llm.Part) []llm.Message {
 // decodePart maps one part. ok is false for parts with no canonical form
 // (executable code, empty text, ...), which are skipped.
 func decodePart(raw json.RawMessage, path string, ids *callIDs) (llm.Part, bool, error) {
-	if firstByte(raw) != '{' {
+	if wirejson.FirstByte(raw) != '{' {
 		return llm.Part{}, false, badRequest(path, "expected an object")
 	}
 	var w wirePart
@@ -146,10 +147,10 @@ func mediaKind(mediaType string) llm.PartType {
 // objectText renders function-call args (a JSON object, or absent) as
 // compact JSON text.
 func objectText(raw json.RawMessage, path string) (string, error) {
-	if isNull(raw) {
+	if wirejson.IsNull(raw) {
 		return "{}", nil
 	}
-	if firstByte(raw) != '{' {
+	if wirejson.FirstByte(raw) != '{' {
 		return "", badRequest(path, "expected an object")
 	}
 	var buf bytes.Buffer
@@ -163,10 +164,10 @@ func objectText(raw json.RawMessage, path string) (string, error) {
 // "output"/"result"/"content" string is the result text, a lone "error"
 // string an error result, and any other object its JSON text.
 func responseResult(raw json.RawMessage, path string) ([]llm.Part, bool, error) {
-	if isNull(raw) {
+	if wirejson.IsNull(raw) {
 		return nil, false, nil
 	}
-	if firstByte(raw) != '{' {
+	if wirejson.FirstByte(raw) != '{' {
 		return nil, false, badRequest(path, "expected an object")
 	}
 	var fields map[string]json.RawMessage
@@ -176,7 +177,7 @@ func responseResult(raw json.RawMessage, path string) ([]llm.Part, bool, error) 
 	if len(fields) == 1 {
 		for k, v := range fields {
 			var s string
-			if firstByte(v) == '"' && json.Unmarshal(v, &s) == nil {
+			if wirejson.FirstByte(v) == '"' && json.Unmarshal(v, &s) == nil {
 				switch k {
 				case "output", "result", "content":
 					return []llm.Part{{Type: llm.PartText, Text: s}}, false, nil

@@ -7,12 +7,13 @@ import (
 	"strings"
 
 	"github.com/heddle-gw/heddle/llm"
+	"github.com/heddle-gw/heddle/llm/internal/wirejson"
 )
 
 // DecodeRequest parses a generateContent request body. The model and the
 // stream flag are in the URL: the caller sets Request.Model and Stream.
 func (*Codec) DecodeRequest(body []byte) (*llm.Request, error) {
-	if firstByte(body) != '{' {
+	if wirejson.FirstByte(body) != '{' {
 		return nil, badRequest("", "body must be a JSON object")
 	}
 	var w wireRequest
@@ -20,7 +21,7 @@ func (*Codec) DecodeRequest(body []byte) (*llm.Request, error) {
 		return nil, err
 	}
 	req := &llm.Request{}
-	if sys := orRaw(w.SystemInstruction, w.SystemInstructionS); !isNull(sys) {
+	if sys := orRaw(w.SystemInstruction, w.SystemInstructionS); !wirejson.IsNull(sys) {
 		parts, err := decodeSystem(sys)
 		if err != nil {
 			return nil, err
@@ -53,7 +54,7 @@ func (*Codec) DecodeRequest(body []byte) (*llm.Request, error) {
 // system prompt (a bare string is accepted too).
 func decodeSystem(raw json.RawMessage) ([]llm.Part, error) {
 	const path = "systemInstruction"
-	if firstByte(raw) == '"' {
+	if wirejson.FirstByte(raw) == '"' {
 		var text string
 		if err := unmarshal(raw, &text, path); err != nil {
 			return nil, err
@@ -67,7 +68,7 @@ func decodeSystem(raw json.RawMessage) ([]llm.Part, error) {
 	var parts []llm.Part
 	for i, r := range c.Parts {
 		var p wirePart
-		if err := unmarshal(r, &p, index(path+".parts", i)); err != nil {
+		if err := unmarshal(r, &p, wirejson.Index(path+".parts", i)); err != nil {
 			return nil, err
 		}
 		if p.Text != nil && *p.Text != "" {
@@ -81,14 +82,14 @@ func decodeSystem(raw json.RawMessage) ([]llm.Part, error) {
 // codeExecution, ...) have no canonical form and are skipped.
 func decodeTools(raws []json.RawMessage, req *llm.Request) error {
 	for i, raw := range raws {
-		path := index("tools", i)
+		path := wirejson.Index("tools", i)
 		var t wireTool
 		if err := unmarshal(raw, &t, path); err != nil {
 			return err
 		}
 		decls := orSlice(t.FunctionDeclarations, t.FunctionDeclarationsS)
 		for j, d := range decls {
-			dpath := index(path+".functionDeclarations", j)
+			dpath := wirejson.Index(path+".functionDeclarations", j)
 			tool, err := decodeDecl(d, dpath)
 			if err != nil {
 				return err
@@ -108,13 +109,13 @@ func decodeDecl(raw json.RawMessage, path string) (llm.Tool, error) {
 		return llm.Tool{}, badRequest(path+".name", "required")
 	}
 	tool := llm.Tool{Name: d.Name, Description: d.Description}
-	if js := orRaw(d.ParametersJSONSchema, d.ParametersJSONSchemaS); !isNull(js) {
-		if firstByte(js) != '{' {
+	if js := orRaw(d.ParametersJSONSchema, d.ParametersJSONSchemaS); !wirejson.IsNull(js) {
+		if wirejson.FirstByte(js) != '{' {
 			return llm.Tool{}, badRequest(path+".parametersJsonSchema", "must be a JSON Schema object")
 		}
 		tool.Parameters = compact(js)
-	} else if !isNull(d.Parameters) {
-		if firstByte(d.Parameters) != '{' {
+	} else if !wirejson.IsNull(d.Parameters) {
+		if wirejson.FirstByte(d.Parameters) != '{' {
 			return llm.Tool{}, badRequest(path+".parameters", "must be a schema object")
 		}
 		schema, err := openAPISchema(d.Parameters)
@@ -168,9 +169,9 @@ func decodeGenConfig(gc *wireGenConfig, req *llm.Request) error {
 	req.Seed = gc.Seed
 	if strings.EqualFold(or(gc.ResponseMimeType, gc.ResponseMimeTypeS), "application/json") {
 		rf := &llm.ResponseFormat{Type: "json_object"}
-		if js := orRaw(gc.ResponseJSONSchema, gc.ResponseJSONSchemaS); !isNull(js) {
+		if js := orRaw(gc.ResponseJSONSchema, gc.ResponseJSONSchemaS); !wirejson.IsNull(js) {
 			rf.Type, rf.Schema = "json_schema", compact(js)
-		} else if s := orRaw(gc.ResponseSchema, gc.ResponseSchemaS); !isNull(s) {
+		} else if s := orRaw(gc.ResponseSchema, gc.ResponseSchemaS); !wirejson.IsNull(s) {
 			schema, err := openAPISchema(s)
 			if err != nil {
 				return badRequest("generationConfig.responseSchema", err.Error())

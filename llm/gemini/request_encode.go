@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/heddle-gw/heddle/llm"
+	"github.com/heddle-gw/heddle/llm/internal/wirejson"
 )
 
 // skipSignature is the thoughtSignature Google documents for function calls
@@ -64,7 +65,7 @@ func (*Codec) EncodeRequest(r *llm.Request) ([]byte, error) {
 	}
 	out.ToolConfig = encodeToolChoice(r.ToolChoice)
 	out.GenerationConfig = encodeGenConfig(r)
-	return marshal(out)
+	return wirejson.Marshal(out)
 }
 
 // encodeMessage renders one canonical message as a content.
@@ -145,7 +146,7 @@ func argsObject(args string) (json.RawMessage, error) {
 		return json.RawMessage("{}"), nil
 	}
 	raw := json.RawMessage(args)
-	if firstByte(raw) != '{' || !json.Valid(raw) {
+	if wirejson.FirstByte(raw) != '{' || !json.Valid(raw) {
 		return nil, fmt.Errorf("%w: tool-call arguments are not a JSON object", llm.ErrMalformed)
 	}
 	return raw, nil
@@ -165,10 +166,10 @@ func resultObject(p llm.Part) json.RawMessage {
 	key := "output"
 	if p.IsError {
 		key = "error"
-	} else if t := json.RawMessage(strings.TrimSpace(text)); firstByte(t) == '{' && json.Valid(t) {
+	} else if t := json.RawMessage(strings.TrimSpace(text)); wirejson.FirstByte(t) == '{' && json.Valid(t) {
 		return t
 	}
-	out, _ := marshal(map[string]string{key: text})
+	out, _ := wirejson.Marshal(map[string]string{key: text})
 	return out
 }
 

@@ -4,11 +4,12 @@ import (
 	"encoding/json"
 
 	"github.com/heddle-gw/heddle/llm"
+	"github.com/heddle-gw/heddle/llm/internal/wirejson"
 )
 
 // DecodeResponse parses a GenerateContentResponse (its first candidate).
 func (*Codec) DecodeResponse(body []byte) (*llm.Response, error) {
-	if firstByte(body) != '{' {
+	if wirejson.FirstByte(body) != '{' {
 		return nil, badRequest("", "body must be a JSON object")
 	}
 	var w wireResponse
@@ -28,7 +29,7 @@ func (*Codec) DecodeResponse(body []byte) (*llm.Response, error) {
 	sawCall := false
 	if cand.Content != nil {
 		for j, raw := range cand.Content.Parts {
-			p, ok, err := decodePart(raw, index("candidates[0].content.parts", j), ids)
+			p, ok, err := decodePart(raw, wirejson.Index("candidates[0].content.parts", j), ids)
 			if err != nil {
 				return nil, err
 			}
@@ -116,7 +117,7 @@ func (*Codec) EncodeResponse(r *llm.Response) ([]byte, error) {
 		ModelVersion:  r.Model,
 		ResponseID:    r.ID,
 	}
-	return marshal(out)
+	return wirejson.Marshal(out)
 }
 
 // responsePart renders one part of an answer for a Gemini caller: thinking of

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"strings"
+
+	"github.com/heddle-gw/heddle/llm/internal/wirejson"
 )
 
 // openAPISchema turns a Gemini `parameters`/`responseSchema` (an OpenAPI 3.0
@@ -22,7 +24,7 @@ func openAPISchema(raw json.RawMessage) (json.RawMessage, error) {
 		return nil, err
 	}
 	lowerTypes(v)
-	return marshal(v)
+	return wirejson.Marshal(v)
 }
 
 func lowerTypes(v any) {

@@ -8,6 +8,8 @@ import (
 
 	"github.com/heddle-gw/heddle/llm"
 	"github.com/heddle-gw/heddle/llm/sse"
+
+	"github.com/heddle-gw/heddle/llm/internal/wirejson"
 )
 
 // streamDecoder turns a streamGenerateContent?alt=sse stream into canonical
@@ -108,7 +110,7 @@ func (d *streamDecoder) handle(f sse.Frame) error {
 	cand := w.Candidates[0]
 	if cand.Content != nil {
 		for j, raw := range cand.Content.Parts {
-			p, ok, err := decodePart(raw, index("candidates[0].content.parts", j), d.ids)
+			p, ok, err := decodePart(raw, wirejson.Index("candidates[0].content.parts", j), d.ids)
 			if err != nil {
 				return fmt.Errorf("gemini: stream frame %d: %w", d.frame, err)
 			}

@@ -8,6 +8,8 @@ import (
 
 	"github.com/heddle-gw/heddle/llm"
 	"github.com/heddle-gw/heddle/llm/sse"
+
+	"github.com/heddle-gw/heddle/llm/internal/wirejson"
 )
 
 // encBlock is a canonical block being written.
@@ -148,7 +150,7 @@ func (s *streamEncoder) write(v any) {
 	if s.err != nil {
 		return
 	}
-	data, err := marshal(v)
+	data, err := wirejson.Marshal(v)
 	if err != nil {
 		s.err = err
 		return

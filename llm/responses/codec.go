@@ -4,6 +4,7 @@ import (
 	"io"
 
 	"github.com/heddle-gw/heddle/llm"
+	"github.com/heddle-gw/heddle/llm/internal/wirejson"
 )
 
 // family is the reasoning family of every OpenAI model.
@@ -47,7 +48,7 @@ func (*Codec) EncodeError(status int, kind, message string) []byte {
 	if code != "" {
 		body.Error.Code = &code
 	}
-	out, err := marshal(body)
+	out, err := wirejson.Marshal(body)
 	if err != nil {
 		return []byte(`{"error":{"message":"internal error","type":"server_error","param":null,"code":null}}`)
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/heddle-gw/heddle/llm"
+	"github.com/heddle-gw/heddle/llm/internal/wirejson"
 )
 
 // history accumulates canonical messages from Responses items. Consecutive
@@ -30,7 +31,7 @@ func (h *history) add(role llm.Role, parts ...llm.Part) {
 
 // decodeInput reads input: a string (one user message) or a list of items.
 func decodeInput(raw json.RawMessage, req *llm.Request) error {
-	switch firstByte(raw) {
+	switch wirejson.FirstByte(raw) {
 	case '"':
 		var text string
 		if err := unmarshal(raw, &text, "input"); err != nil {
@@ -42,7 +43,7 @@ func decodeInput(raw json.RawMessage, req *llm.Request) error {
 	case 0:
 		return badRequest("input", "required")
 	default:
-		if isNull(raw) {
+		if wirejson.IsNull(raw) {
 			return badRequest("input", "required")
 		}
 		return badRequest("input", "expected a string or an array of items")
@@ -53,8 +54,8 @@ func decodeInput(raw json.RawMessage, req *llm.Request) error {
 	}
 	var h history
 	for i, r := range raws {
-		path := index("input", i)
-		if firstByte(r) != '{' {
+		path := wirejson.Index("input", i)
+		if wirejson.FirstByte(r) != '{' {
 			return badRequest(path, "expected an object")
 		}
 		var it wireItem
@@ -134,7 +135,7 @@ func decodeCall(it *wireItem, path string) (llm.Part, error) {
 		return llm.Part{}, badRequest(path+".name", "required")
 	}
 	args := "{}"
-	if !isNull(it.Arguments) {
+	if !wirejson.IsNull(it.Arguments) {
 		if err := unmarshal(it.Arguments, &args, path+".arguments"); err != nil {
 			return llm.Part{}, err
 		}
@@ -152,7 +153,7 @@ func reasoningParts(it *wireItem) []llm.Part {
 	for _, s := range it.Summary {
 		texts = append(texts, s.Text)
 	}
-	if len(texts) == 0 && firstByte(it.Content) == '[' {
+	if len(texts) == 0 && wirejson.FirstByte(it.Content) == '[' {
 		var content []wireSummary
 		if json.Unmarshal(it.Content, &content) == nil {
 			for _, c := range content {
@@ -172,7 +173,7 @@ func reasoningParts(it *wireItem) []llm.Part {
 
 // decodeOutput reads a function_call_output's output: a string or parts.
 func decodeOutput(raw json.RawMessage, path string) ([]llm.Part, error) {
-	if isNull(raw) {
+	if wirejson.IsNull(raw) {
 		return nil, nil
 	}
 	return decodeContent(raw, path)
@@ -180,7 +181,7 @@ func decodeOutput(raw json.RawMessage, path string) ([]llm.Part, error) {
 
 // decodeContent reads message content: a string or an array of parts.
 func decodeContent(raw json.RawMessage, path string) ([]llm.Part, error) {
-	switch firstByte(raw) {
+	switch wirejson.FirstByte(raw) {
 	case 0:
 		return nil, nil
 	case '"':
@@ -191,7 +192,7 @@ func decodeContent(raw json.RawMessage, path string) ([]llm.Part, error) {
 		return []llm.Part{{Type: llm.PartText, Text: text}}, nil
 	case '[':
 	default:
-		if isNull(raw) {
+		if wirejson.IsNull(raw) {
 			return nil, nil
 		}
 		return nil, badRequest(path, "expected a string or an array of parts")
@@ -202,7 +203,7 @@ func decodeContent(raw json.RawMessage, path string) ([]llm.Part, error) {
 	}
 	parts := make([]llm.Part, 0, len(raws))
 	for i, r := range raws {
-		p, ok, err := decodePart(r, index(path, i))
+		p, ok, err := decodePart(r, wirejson.Index(path, i))
 		if err != nil {
 			return nil, err
 		}

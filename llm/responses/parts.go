@@ -5,12 +5,13 @@ import (
 	"strings"
 
 	"github.com/heddle-gw/heddle/llm"
+	"github.com/heddle-gw/heddle/llm/internal/wirejson"
 )
 
 // decodePart maps one content part. ok is false for parts with no canonical
 // form, which are skipped.
 func decodePart(raw json.RawMessage, path string) (llm.Part, bool, error) {
-	if firstByte(raw) != '{' {
+	if wirejson.FirstByte(raw) != '{' {
 		return llm.Part{}, false, badRequest(path, "expected an object")
 	}
 	var p wirePart
@@ -37,7 +38,7 @@ func decodePart(raw json.RawMessage, path string) (llm.Part, bool, error) {
 // as {"url": ...}) or a file_id, kept in Part.ID for a Responses upstream.
 func decodeImage(p *wirePart, path string) (llm.Part, bool, error) {
 	url := ""
-	switch firstByte(p.ImageURL) {
+	switch wirejson.FirstByte(p.ImageURL) {
 	case '"':
 		if err := unmarshal(p.ImageURL, &url, path+".image_url"); err != nil {
 			return llm.Part{}, false, err

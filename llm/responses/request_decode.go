@@ -4,12 +4,13 @@ import (
 	"encoding/json"
 
 	"github.com/heddle-gw/heddle/llm"
+	"github.com/heddle-gw/heddle/llm/internal/wirejson"
 )
 
 // DecodeRequest parses a Responses request body into the canonical model.
 // Errors are *llm.BadRequestError naming the offending field.
 func (*Codec) DecodeRequest(body []byte) (*llm.Request, error) {
-	if firstByte(body) != '{' {
+	if wirejson.FirstByte(body) != '{' {
 		return nil, badRequest("", "body must be a JSON object")
 	}
 	var w wireRequest
@@ -20,7 +21,7 @@ func (*Codec) DecodeRequest(body []byte) (*llm.Request, error) {
 	if err := unmarshal(w.Model, &req.Model, "model"); err != nil || req.Model == "" {
 		return nil, badRequest("model", "required, a string")
 	}
-	if !isNull(w.Instructions) {
+	if !wirejson.IsNull(w.Instructions) {
 		var instr string
 		if err := unmarshal(w.Instructions, &instr, "instructions"); err != nil {
 			return nil, err
@@ -69,7 +70,7 @@ func (*Codec) DecodeRequest(body []byte) (*llm.Request, error) {
 // decodeTools keeps function tools and skips hosted ones.
 func decodeTools(raws []json.RawMessage, req *llm.Request) error {
 	for i, raw := range raws {
-		path := index("tools", i)
+		path := wirejson.Index("tools", i)
 		var t wireTool
 		if err := unmarshal(raw, &t, path); err != nil {
 			return err
@@ -81,8 +82,8 @@ func decodeTools(raws []json.RawMessage, req *llm.Request) error {
 			return badRequest(path+".name", "required")
 		}
 		tool := llm.Tool{Name: t.Name, Description: t.Description}
-		if !isNull(t.Parameters) {
-			if firstByte(t.Parameters) != '{' {
+		if !wirejson.IsNull(t.Parameters) {
+			if wirejson.FirstByte(t.Parameters) != '{' {
 				return badRequest(path+".parameters", "must be a JSON Schema object")
 			}
 			tool.Parameters = append(json.RawMessage(nil), t.Parameters...)
@@ -97,10 +98,10 @@ func decodeTools(raws []json.RawMessage, req *llm.Request) error {
 
 // decodeToolChoice reads tool_choice: a mode string or an object naming a tool.
 func decodeToolChoice(raw json.RawMessage) (*llm.ToolChoice, error) {
-	if isNull(raw) {
+	if wirejson.IsNull(raw) {
 		return nil, nil
 	}
-	if firstByte(raw) == '"' {
+	if wirejson.FirstByte(raw) == '"' {
 		var mode string
 		if err := unmarshal(raw, &mode, "tool_choice"); err != nil {
 			return nil, err
@@ -169,7 +170,7 @@ func decodeFormat(f *wireFormat) (*llm.ResponseFormat, error) {
 	case "json_object":
 		return &llm.ResponseFormat{Type: "json_object"}, nil
 	case "json_schema":
-		if isNull(f.Schema) || firstByte(f.Schema) != '{' {
+		if wirejson.IsNull(f.Schema) || wirejson.FirstByte(f.Schema) != '{' {
 			return nil, badRequest("text.format.schema", "required, a JSON Schema object")
 		}
 		rf := &llm.ResponseFormat{Type: "json_schema", Name: f.Name, Schema: append(json.RawMessage(nil), f.Schema...)}

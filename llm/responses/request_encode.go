@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/heddle-gw/heddle/llm"
+	"github.com/heddle-gw/heddle/llm/internal/wirejson"
 )
 
 // emptySchema is sent for a function tool without parameters.
@@ -60,7 +61,7 @@ func (*Codec) EncodeRequest(r *llm.Request) ([]byte, error) {
 		}
 		out.Text = &outTextConfig{Format: f}
 	}
-	return marshal(out)
+	return wirejson.Marshal(out)
 }
 
 // effortOf picks a reasoning effort: the caller's, else one sized to the

@@ -4,11 +4,12 @@ import (
 	"encoding/json"
 
 	"github.com/heddle-gw/heddle/llm"
+	"github.com/heddle-gw/heddle/llm/internal/wirejson"
 )
 
 // DecodeResponse parses a Responses response object.
 func (*Codec) DecodeResponse(body []byte) (*llm.Response, error) {
-	if firstByte(body) != '{' {
+	if wirejson.FirstByte(body) != '{' {
 		return nil, badRequest("", "body must be a JSON object")
 	}
 	var w wireResponse
@@ -18,8 +19,8 @@ func (*Codec) DecodeResponse(body []byte) (*llm.Response, error) {
 	resp := &llm.Response{ID: w.ID, Model: w.Model, Created: int64(w.CreatedAt), Usage: usageOf(w.Usage)}
 	var sawTool, refused bool
 	for i, raw := range w.Output {
-		path := index("output", i)
-		if firstByte(raw) != '{' {
+		path := wirejson.Index("output", i)
+		if wirejson.FirstByte(raw) != '{' {
 			return nil, badRequest(path, "expected an object")
 		}
 		var it wireItem
@@ -56,7 +57,7 @@ func (*Codec) DecodeResponse(body []byte) (*llm.Response, error) {
 // outputContent reads an output message's parts; refusal reports whether
 // one of them was a refusal.
 func outputContent(raw json.RawMessage, path string) (parts []llm.Part, refusal bool, err error) {
-	if isNull(raw) {
+	if wirejson.IsNull(raw) {
 		return nil, false, nil
 	}
 	var ws []wirePart
@@ -144,7 +145,7 @@ func (*Codec) EncodeResponse(r *llm.Response) ([]byte, error) {
 		Output: outputItems(r.Content, ids), Usage: encodeUsage(r.Usage),
 	}
 	out.Status, out.IncompleteDetails, out.Error = statusOf(r.StopReason)
-	return marshal(out)
+	return wirejson.Marshal(out)
 }
 
 // outputItems renders response content as output items: a run of text parts

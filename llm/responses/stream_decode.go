@@ -9,6 +9,8 @@ import (
 
 	"github.com/heddle-gw/heddle/llm"
 	"github.com/heddle-gw/heddle/llm/sse"
+
+	"github.com/heddle-gw/heddle/llm/internal/wirejson"
 )
 
 // wireEvent is one Responses stream event (the JSON data of an SSE frame).
@@ -241,7 +243,7 @@ func (d *streamDecoder) stopAll(output int) {
 
 // rawString renders a JSON string or number code as text.
 func rawString(raw json.RawMessage) string {
-	if isNull(raw) {
+	if wirejson.IsNull(raw) {
 		return ""
 	}
 	var s string

@@ -7,6 +7,8 @@ import (
 
 	"github.com/heddle-gw/heddle/llm"
 	"github.com/heddle-gw/heddle/llm/sse"
+
+	"github.com/heddle-gw/heddle/llm/internal/wirejson"
 )
 
 // outEvent is one Responses stream event as written.
@@ -105,7 +107,7 @@ func (s *streamEncoder) write(typ string, ev outEvent) {
 	}
 	ev.Type, ev.SequenceNumber = typ, s.seq
 	s.seq++
-	data, err := marshal(ev)
+	data, err := wirejson.Marshal(ev)
 	if err != nil {
 		s.err = err
 		return

@@ -15,6 +15,12 @@ import (
 // error messages read as they always have.
 type SyntaxReason func(*json.SyntaxError) string
 
+// AtByte is the SyntaxReason of the Gemini and Responses codecs: the
+// decoder's message with the byte offset where it failed.
+func AtByte(e *json.SyntaxError) string {
+	return fmt.Sprintf("invalid JSON at byte %d: %s", e.Offset, e.Error())
+}
+
 // Unmarshal decodes data into v. A failure is a *llm.BadRequestError:
 //   - a type mismatch names path joined with the member the decoder names
 //     ("messages.content") and reads "expected a string, got number";
