@@ -87,13 +87,27 @@ func (a *API) csrfOK(c *fiber.Ctx, sessionID string) bool {
 	return a.d.Sessions.CheckCSRF(sessionID, header)
 }
 
-// actor resolves the caller's role in the session's current organisation.
+// actorKey holds a request's resolved actor (see actor).
+type actorKey struct{}
+
+type resolvedActor struct {
+	act tenancy.Actor
+	err error
+}
+
+// actor resolves the caller's role in the session's current organisation,
+// once per request: the console's session check and the page handler both
+// need it, and it is a store read.
 func (a *API) actor(c *fiber.Ctx) (tenancy.Actor, error) {
+	if r, ok := c.Locals(actorKey{}).(resolvedActor); ok {
+		return r.act, r.err
+	}
 	auth := AuthOf(c)
 	act, err := a.d.Accounts.Actor(c.UserContext(), auth.UserID, auth.OrgID)
 	if errors.Is(err, tenancy.ErrNotFound) {
-		return act, errNoOrg
+		err = errNoOrg
 	}
+	c.Locals(actorKey{}, resolvedActor{act: act, err: err})
 	return act, err
 }
 
