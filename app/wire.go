@@ -48,7 +48,6 @@ type components struct {
 	codecs  gateway.Codecs
 
 	tenantModels *tenantmodel.Service // organisations' own providers and models
-	tenantPrices *gateway.PriceMemo   // their prices, for the attempt sink
 
 	store      *tensql.Store
 	vault      *tenancy.Vault
@@ -121,8 +120,7 @@ func wire(ctx context.Context, cfg Config, logger *slog.Logger) (_ *components, 
 	}
 	c.hc = c.tracing.upstream(c.hc)
 	c.providers = providers(c.catalog, c.hc, cfg.AllowPrivate)
-	c.tenantPrices = gateway.NewPriceMemo()
-	c.attemptSink = dispatch.AsyncSink(gateway.AttemptSink{Catalog: c.catalog, Prices: c.tenantPrices, Recorder: countingRecorder{next: c.writer, m: c.metrics}}, 8192)
+	c.attemptSink = dispatch.AsyncSink(gateway.AttemptSink{Recorder: countingRecorder{next: c.writer, m: c.metrics}}, 8192)
 	c.executor = dispatch.NewExecutor(dispatch.Config{
 		MaxAttempts: cfg.MaxAttempts, FirstByteTimeout: cfg.FirstByteTimeout, StreamIdleTimeout: cfg.StreamIdleTimeout,
 	}, dispatch.Deps{
@@ -134,6 +132,7 @@ func wire(ctx context.Context, cfg Config, logger *slog.Logger) (_ *components, 
 			llm.FormatAnthropic: anthropic.ModelOf, llm.FormatChat: openaichat.ModelOf, llm.FormatResponses: responses.ModelOf,
 		},
 		Sink:   c.tracing.sink(c.attemptSink),
+		Pricer: gateway.Pricer{Catalog: c.catalog}, // the request record's pricer too
 		Logger: logger.With("component", "dispatch"),
 	})
 	router, err := routing.DefaultRouter(routing.Config{EmbedTimeout: cfg.EmbedTimeout})
@@ -156,15 +155,20 @@ func wire(ctx context.Context, cfg Config, logger *slog.Logger) (_ *components, 
 		limiter = ratelimitredis.New(c.redis, "heddle:")
 	}
 	c.contents = newContents(c)
-	c.service = gateway.NewService(gateway.Deps{
+	var g gateway.Guard = guard{limiter: limiter, budgets: c.budgets, orgBudgets: c.orgBudgets, alerts: newSoftAlerts(), logger: logger}
+	c.service, err = gateway.New(gateway.Config{
+		BaselineModel: cfg.BaselineModel, DefaultAlpha: cfg.DefaultAlpha, MaxAttempts: cfg.MaxAttempts,
+	}, gateway.Deps{
 		Catalog: c.catalog, Codecs: c.codecs, Executor: c.executor, Recorder: c.tracing.recorder(c.writer),
-		Logger: logger.With("component", "gateway"), MaxAttempts: cfg.MaxAttempts,
-		Tenant: tenantSource{c.tenantModels}, TenantPrices: c.tenantPrices,
-		Routers: c.tracing.routers(orgRouterSource{c.orgRouters}), Providers: newProviderSet(c.store, c.catalog), DefaultAlpha: cfg.DefaultAlpha,
-		BaselineModel: cfg.BaselineModel, Classify: httpapi.Classify,
-		Pins: pinsql.New(c.db, nil), Cache: cache, Content: c.contents,
-		Guard: guard{limiter: limiter, budgets: c.budgets, orgBudgets: c.orgBudgets, alerts: newSoftAlerts(), logger: logger},
-	})
+		Routers: c.tracing.routers(orgRouterSource{c.orgRouters}), Classify: httpapi.Classify,
+		Logger: logger.With("component", "gateway"),
+	},
+		gateway.WithGuard(g), gateway.WithCache(cache), gateway.WithPins(pinsql.New(c.db, nil), routing.HandoverConfig{}),
+		gateway.WithContent(c.contents), gateway.WithTenantModels(tenantSource{c.tenantModels}),
+		gateway.WithProviders(newProviderSet(c.store, c.catalog)))
+	if err != nil {
+		return nil, fmt.Errorf("app: gateway: %w", err)
+	}
 	return c, nil
 }
 

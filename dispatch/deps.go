@@ -50,8 +50,9 @@ type Deps struct {
 // ModelOfFunc returns the top-level model of a wire request body.
 type ModelOfFunc func(body []byte) (string, error)
 
-// Pricer prices usage served by a target, in integer micro-dollars. It must
-// not block.
+// Pricer prices usage served by a target, in integer micro-dollars; the same
+// pricer prices the request record, so attempt and request costs agree. It
+// must not block.
 type Pricer interface {
 	CostMicros(t Target, u llm.Usage) int64
 }

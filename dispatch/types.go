@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/heddle-gw/heddle/catalog"
 	"github.com/heddle-gw/heddle/llm"
 )
 
@@ -16,6 +17,10 @@ type Target struct {
 	Upstream string     // the upstream's model id
 	Format   llm.Format // the wire format the provider speaks
 	BaseURL  string     // API root; empty means the provider's default
+	// Price is the target's own price per million tokens, for a target the
+	// catalog does not list (an organisation's own model); the Pricer prices
+	// catalog targets from the catalog. The zero value is no price.
+	Price catalog.Price
 }
 
 // Key identifies the target for breakers and the target cache.

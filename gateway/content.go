@@ -2,10 +2,10 @@ package gateway
 
 import (
 	"context"
+	"log/slog"
 	"time"
 
 	"github.com/heddle-gw/heddle/analytics"
-	"github.com/heddle-gw/heddle/llm"
 )
 
 // keepTimeout bounds one background content store.
@@ -16,24 +16,42 @@ const keepTimeout = 10 * time.Second
 // further turns are not stored (logged by request id).
 const maxKeeping = 64
 
-// keepsContent reports whether the caller's organisation stores content.
-func (s *Service) keepsContent(ctx context.Context, c Caller) bool {
-	return s.d.Content != nil && s.d.Content.Enabled(ctx, c.OrgID)
+// contentStage keeps the prompt and final answer of organisations that
+// opted in (SPEC 8): on the way in it asks whether the organisation stores
+// content (so a streamed answer is collected); once the turn was answered it
+// hands both to the keeper in the background.
+type contentStage struct {
+	keeper ContentKeeper
+	logger *slog.Logger
+	// keeping bounds the stores in flight; a turn finding it full is not
+	// stored.
+	keeping chan struct{}
 }
 
-// keepContent hands an opted-in turn's request and final answer to the
-// content keeper in the background, at most maxKeeping at a time; it never
-// delays nor fails the request, and its log lines carry ids only.
-func (s *Service) keepContent(t *Turn, keep bool, req *llm.Request, resp *llm.Response) {
-	if !keep || req == nil || resp == nil {
+func newContentStage(k ContentKeeper, logger *slog.Logger) contentStage {
+	return contentStage{keeper: k, logger: logger, keeping: make(chan struct{}, maxKeeping)}
+}
+
+func (s contentStage) run(ctx context.Context, p *pass) error {
+	p.keep = s.keeper.Enabled(ctx, p.t.Caller.OrgID)
+	p.collect = p.collect || p.keep
+	return nil
+}
+
+// follow stores an opted-in turn's request and answer, at most maxKeeping
+// at a time; it never delays nor fails the request, and its log lines carry
+// ids only.
+func (s contentStage) follow(p *pass) {
+	if !p.keep || p.req == nil || p.response == nil {
 		return
 	}
+	t := p.t
 	c := analytics.TurnContent{OrgID: t.Caller.OrgID, KeyID: t.Caller.KeyID, RequestID: t.RequestID, Time: t.Received,
-		Request: req, Response: resp}
+		Request: p.req, Response: p.response}
 	select {
 	case s.keeping <- struct{}{}:
 	default:
-		s.d.Logger.Warn("request content not stored: too many content stores in flight",
+		s.logger.Warn("request content not stored: too many content stores in flight",
 			"request_id", c.RequestID, "org_id", c.OrgID, "in_flight", maxKeeping)
 		return
 	}
@@ -41,8 +59,8 @@ func (s *Service) keepContent(t *Turn, keep bool, req *llm.Request, resp *llm.Re
 		defer func() { <-s.keeping }()
 		ctx, cancel := context.WithTimeout(context.Background(), keepTimeout)
 		defer cancel()
-		if err := s.d.Content.Keep(ctx, c); err != nil {
-			s.d.Logger.WarnContext(ctx, "request content not stored", "request_id", c.RequestID, "org_id", c.OrgID, "err", err)
+		if err := s.keeper.Keep(ctx, c); err != nil {
+			s.logger.WarnContext(ctx, "request content not stored", "request_id", c.RequestID, "org_id", c.OrgID, "err", err)
 		}
 	}()
 }

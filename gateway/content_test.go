@@ -81,9 +81,9 @@ func TestContentKept(t *testing.T) {
 		t.Fatal(err)
 	}
 	k := &keeper{enabled: map[string]bool{"org_in": true}, got: make(chan struct{}, 8)}
-	svc := NewService(Deps{Catalog: cat, Executor: answerExec{}, Recorder: nopRecorder{}, Content: k,
+	svc := testService(t, Config{BaselineModel: "claude-sonnet-4-5"}, Deps{Catalog: cat, Executor: answerExec{}, Recorder: nopRecorder{},
 		Codecs: Codecs{llm.FormatChat: openaichat.New(), llm.FormatAnthropic: anthropic.New()},
-		Logger: slog.New(slog.DiscardHandler), BaselineModel: "claude-sonnet-4-5"})
+		Logger: slog.New(slog.DiscardHandler)}, WithContent(k))
 	tests := []struct {
 		name, org string
 		format    llm.Format
@@ -170,14 +170,14 @@ func (k *blockingKeeper) Keep(context.Context, analytics.TurnContent) error {
 // the store answers, storing resumes.
 func TestKeepContentBounded(t *testing.T) {
 	k := &blockingKeeper{started: make(chan struct{}, 2*maxKeeping), release: make(chan struct{})}
-	s := NewService(Deps{Content: k, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	s := newContentStage(k, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	req, resp := &llm.Request{Model: "m"}, &llm.Response{Model: "m"}
 	turn := func(i int) *Turn {
 		return &Turn{RequestID: "req-" + string(rune('a'+i%26)), Caller: Caller{OrgID: "org"}}
 	}
 	begin := time.Now()
 	for i := range maxKeeping + 10 {
-		s.keepContent(turn(i), true, req, resp)
+		s.follow(&pass{t: turn(i), keep: true, req: req, response: resp})
 	}
 	if d := time.Since(begin); d > 2*time.Second {
 		t.Fatalf("handing over %d turns took %v: it waited on the store", maxKeeping+10, d)
@@ -204,6 +204,6 @@ func TestKeepContentBounded(t *testing.T) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	s.keepContent(turn(0), true, req, resp)
+	s.follow(&pass{t: turn(0), keep: true, req: req, response: resp})
 	<-k.started
 }

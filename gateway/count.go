@@ -34,7 +34,7 @@ func (s *Service) CountTokens(ctx context.Context, c Caller, body []byte, decode
 	if err != nil || isAuto(req.Model) {
 		return estimate, nil
 	}
-	plan, err := s.planFor(model)
+	plan, err := s.plans.plan(model)
 	if err != nil {
 		return estimate, nil
 	}
@@ -51,7 +51,7 @@ func (s *Service) CountTokens(ctx context.Context, c Caller, body []byte, decode
 	res, err := s.d.Executor.Run(ctx, dispatch.Meta{
 		OrgID: c.OrgID, KeyID: c.KeyID, RequestID: id, OperationID: id + "/count",
 		Provenance: dispatch.Provenance{Purpose: dispatch.PurposeProbe, PolicyID: "count_tokens"},
-	}, dispatch.Plan{Targets: targets, MaxAttempts: s.d.MaxAttempts}, &dispatch.Operation{
+	}, dispatch.Plan{Targets: targets, MaxAttempts: s.cfg.MaxAttempts}, &dispatch.Operation{
 		Purpose: dispatch.PurposeProbe, Inbound: llm.FormatAnthropic, Request: req, RawBody: body,
 		Endpoint: dispatch.EndpointCountTokens,
 	}, nil)

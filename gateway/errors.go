@@ -13,6 +13,8 @@ var (
 	ErrUnknownModel    = errors.New("gateway: unknown model")
 	ErrModelNotAllowed = errors.New("gateway: model not allowed by the organisation")
 	ErrNoBinding       = errors.New("gateway: no provider binding for the model")
+	// ErrConfig means New was given a missing collaborator or a bad setting.
+	ErrConfig = errors.New("gateway: bad service configuration")
 )
 
 // FieldError is a bad-input error naming the request field at fault.

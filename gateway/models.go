@@ -18,16 +18,13 @@ import (
 // name (an alias of a model not listed is left out). When the
 // organisation's settings cannot be read it fails closed, as turns do.
 func (s *Service) ModelsFor(ctx context.Context, c Caller) ([]catalog.Model, error) {
-	org := s.routingFor(ctx, c.OrgID)
+	org := routingFor(ctx, s.d.Routers, c.OrgID)
 	if org.unknown {
 		return nil, org.err
 	}
-	var usable map[string]bool
-	if s.d.Providers != nil {
-		var err error
-		if usable, err = s.d.Providers.UsableProviders(ctx, c.OrgID); err != nil {
-			return nil, err
-		}
+	usable, err := s.route.providers.UsableProviders(ctx, c.OrgID)
+	if err != nil {
+		return nil, err
 	}
 	var out []catalog.Model
 	for _, m := range s.d.Catalog.Models() {
@@ -36,16 +33,14 @@ func (s *Service) ModelsFor(ctx context.Context, c Caller) ([]catalog.Model, err
 			out = append(out, m)
 		}
 	}
-	if s.d.Tenant != nil {
-		own, err := s.d.Tenant.OrgModels(ctx, c.OrgID)
-		if err != nil {
-			return nil, fmt.Errorf("%w: %w: tenant models: %w", routing.ErrUnavailable, routing.ErrSettingsUnavailable, err)
-		}
-		for _, tm := range own {
-			_, shadowed := org.settings.ResolveAlias(tm.Model.ID)
-			if !shadowed && allowed(tm.Model.ID, org.settings) {
-				out = append(out, tm.Model)
-			}
+	own, err := s.policy.tenant.OrgModels(ctx, c.OrgID)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w: tenant models: %w", routing.ErrUnavailable, routing.ErrSettingsUnavailable, err)
+	}
+	for _, tm := range own {
+		_, shadowed := org.settings.ResolveAlias(tm.Model.ID)
+		if !shadowed && allowed(tm.Model.ID, org.settings) {
+			out = append(out, tm.Model)
 		}
 	}
 	return append(out, aliasEntries(org.settings, out, s.d.Catalog)...), nil

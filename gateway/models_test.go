@@ -26,8 +26,9 @@ func TestModelsFor(t *testing.T) {
 			"gem":             "gemini-2.5-flash", // no google credential: not listed
 		},
 	}
-	s := NewService(Deps{Catalog: cat, Providers: fixedProviders{"anthropic": true, "openai": true},
-		Routers: fakeRouters{settings: settings, err: fmt.Errorf("%w: %w", routing.ErrUnavailable, routing.ErrNoBundle)}})
+	s := testService(t, Config{}, Deps{Catalog: cat,
+		Routers: fakeRouters{settings: settings, err: fmt.Errorf("%w: %w", routing.ErrUnavailable, routing.ErrNoBundle)}},
+		WithProviders(fixedProviders{"anthropic": true, "openai": true}))
 	models, err := s.ModelsFor(context.Background(), Caller{OrgID: "org"})
 	if err != nil {
 		t.Fatal(err)
@@ -45,7 +46,7 @@ func TestModelsFor(t *testing.T) {
 		t.Errorf("the alias entry does not carry its target's properties: %+v", alias)
 	}
 
-	down := NewService(Deps{Catalog: cat, Routers: fakeRouters{err: fmt.Errorf("%w: %w: timeout", routing.ErrUnavailable, routing.ErrSettingsUnavailable)}})
+	down := testService(t, Config{}, Deps{Catalog: cat, Routers: fakeRouters{err: fmt.Errorf("%w: %w: timeout", routing.ErrUnavailable, routing.ErrSettingsUnavailable)}})
 	if _, err := down.ModelsFor(context.Background(), Caller{OrgID: "org"}); !errors.Is(err, routing.ErrSettingsUnavailable) {
 		t.Fatalf("unreadable settings: err %v, want it to fail closed", err)
 	}

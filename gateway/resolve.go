@@ -4,13 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"slices"
-	"strings"
 
 	"github.com/heddle-gw/heddle/catalog"
 	"github.com/heddle-gw/heddle/dispatch"
-	"github.com/heddle-gw/heddle/llm"
 	"github.com/heddle-gw/heddle/routing"
 )
 
@@ -21,9 +18,23 @@ type Router interface {
 }
 
 // RouterSource gives an organisation's router (its own bundle or the
-// default) and routing settings. Errors wrap routing.ErrUnavailable.
+// default) and routing settings. Errors wrap routing.ErrUnavailable; when
+// they also wrap routing.ErrSettingsUnavailable the settings could not be
+// read and every turn of the organisation fails closed.
 type RouterSource interface {
 	For(ctx context.Context, orgID string) (Router, routing.OrgSettings, error)
+}
+
+// StaticRouters is a RouterSource serving Router with default settings to
+// every organisation; a nil Router fails routed turns closed.
+type StaticRouters struct{ Router Router }
+
+// For returns the one router and default settings.
+func (s StaticRouters) For(context.Context, string) (Router, routing.OrgSettings, error) {
+	if s.Router == nil {
+		return nil, routing.OrgSettings{}, fmt.Errorf("%w: %w", routing.ErrUnavailable, routing.ErrNoBundle)
+	}
+	return s.Router, routing.OrgSettings{}, nil
 }
 
 // ProviderSet reports which providers an organisation can call (its BYOK
@@ -32,9 +43,18 @@ type ProviderSet interface {
 	UsableProviders(ctx context.Context, orgID string) (map[string]bool, error)
 }
 
+// allProviders is the ProviderSet without WithProviders: nil means every
+// provider is usable.
+type allProviders struct{}
+
+func (allProviders) UsableProviders(context.Context, string) (map[string]bool, error) {
+	return nil, nil
+}
+
 // TenantModel is one of an organisation's own models (SPEC 4): its catalog
 // form (its own prices, one binding to the organisation's provider) and the
-// target that reaches it (provider name, upstream id, format, base URL).
+// target that reaches it (provider name, upstream id, format, base URL;
+// the pipeline sets its Price from Model's).
 type TenantModel struct {
 	Model  catalog.Model
 	Target dispatch.Target
@@ -47,6 +67,11 @@ type TenantModels interface {
 	OrgModels(ctx context.Context, orgID string) ([]TenantModel, error)
 }
 
+// noTenantModels is the TenantModels without WithTenantModels.
+type noTenantModels struct{}
+
+func (noTenantModels) OrgModels(context.Context, string) ([]TenantModel, error) { return nil, nil }
+
 // resolution is the model a turn runs on, how it was chosen and its plan.
 type resolution struct {
 	model      catalog.Model
@@ -55,142 +80,8 @@ type resolution struct {
 	plan       dispatch.Plan
 	provenance dispatch.Provenance
 	decision   *routing.Decision
+	eligible   []string      // routed turns: the models the router could choose
 	session    *sessionState // routed turns of a pinned session
-}
-
-// isAuto reports whether name asks the router to choose.
-func isAuto(name string) bool {
-	n := strings.ToLower(name)
-	return n == "auto" || n == "heddle/auto" || n == "models/auto"
-}
-
-// resolve decides the model for req: the requested one (explicit, after the
-// organisation's alias of its name, if any), or the router's choice for
-// "auto" (or a name aliased to it) and for route-all keys, where the
-// requested model is the quality ceiling and the savings baseline.
-func (s *Service) resolve(ctx context.Context, c Caller, h http.Header, req *llm.Request, org orgRouting) (*resolution, error) {
-	settings := org.settings
-	if req.Model == "" {
-		return nil, &FieldError{Field: "model", Err: fmt.Errorf("%w: model is required", ErrUnknownModel)}
-	}
-	if org.unknown {
-		// The allow and deny lists and the aliases could not be read: no
-		// model is chosen without them.
-		return nil, org.err
-	}
-	requested, aliased := req.Model, false
-	if target, ok := settings.ResolveAlias(req.Model); ok {
-		requested, aliased = target, true
-	}
-	if isAuto(requested) {
-		base, err := s.d.Catalog.Lookup(s.d.BaselineModel)
-		if err != nil {
-			return nil, fmt.Errorf("gateway: baseline model %q: %w", s.d.BaselineModel, err)
-		}
-		return s.route(ctx, c, h, req, base, 0, "auto", org)
-	}
-	model, err := s.d.Catalog.Lookup(requested)
-	if err != nil {
-		tm, found, terr := s.tenantModel(ctx, c.OrgID, requested)
-		switch {
-		case terr != nil:
-			return nil, terr
-		case found:
-			s.d.TenantPrices.put(c.OrgID, tm.Model.ID, tm.Model.Price)
-			return s.explicitTenant(tm, aliased, settings)
-		case aliased:
-			return nil, &FieldError{Field: "model", Err: fmt.Errorf("%w: %q (the organisation's alias of %q)", ErrUnknownModel, requested, req.Model)}
-		}
-		return nil, &FieldError{Field: "model", Err: fmt.Errorf("%w: %q", ErrUnknownModel, req.Model)}
-	}
-	if !allowed(model.ID, settings) {
-		return nil, &FieldError{Field: "model", Err: fmt.Errorf("%w: %q", ErrModelNotAllowed, model.ID)}
-	}
-	if c.Policy == "route-all" {
-		return s.route(ctx, c, h, req, model, model.Tier, "route-all", org)
-	}
-	plan, err := s.planFor(model)
-	if err != nil {
-		return nil, err
-	}
-	policy := "explicit"
-	if aliased {
-		policy = "alias"
-	}
-	return &resolution{
-		model: model, baseline: model, route: RouteExplicit, plan: plan,
-		provenance: dispatch.Provenance{Purpose: dispatch.PurposeMain, PolicyID: policy},
-	}, nil
-}
-
-// route asks the router, within the ceiling tier (0: none).
-func (s *Service) route(ctx context.Context, c Caller, h http.Header, req *llm.Request, baseline catalog.Model, ceiling catalog.Tier, policy string, org orgRouting) (*resolution, error) {
-	if org.err != nil {
-		return nil, org.err // routed turns fail closed
-	}
-	router, settings := org.router, org.settings
-	pol := settings.Policy()
-	pol.Ceiling = ceiling
-	if s.d.Providers != nil {
-		usable, err := s.d.Providers.UsableProviders(ctx, c.OrgID)
-		if err != nil {
-			return nil, fmt.Errorf("gateway: usable providers: %w", err)
-		}
-		pol.UsableProviders = usable
-	}
-	eligible, drops := routing.Eligible(s.d.Catalog.Models(), routing.NeedsOf(req), pol)
-	alpha := s.d.DefaultAlpha
-	if settings.Alpha != nil {
-		alpha = *settings.Alpha
-	}
-	if c.Alpha != nil {
-		alpha = *c.Alpha
-	}
-	d, err := router.Decide(ctx, routing.Query{
-		Text: routing.EmbeddingText(req, s.d.EmbedBytes), Alpha: alpha, Eligible: eligible, Drops: drops,
-	})
-	if err != nil {
-		return nil, err
-	}
-	model, err := s.d.Catalog.Lookup(d.Model)
-	if err != nil {
-		return nil, fmt.Errorf("%w: bundle chose %q, unknown to the catalog", routing.ErrUnavailable, d.Model)
-	}
-	plan, err := s.planFor(model)
-	if err != nil {
-		return nil, err
-	}
-	// The runner-up model's bindings are the policy fallback.
-	if next := runnerUp(d, model.ID); next != "" {
-		if m, err := s.d.Catalog.Lookup(next); err == nil {
-			if alt, err := s.planFor(m); err == nil {
-				plan.Targets = append(plan.Targets, alt.Targets...)
-			}
-		}
-	}
-	res := &resolution{
-		model: model, baseline: baseline, route: RouteRouted, plan: plan, decision: &d,
-		provenance: dispatch.Provenance{
-			Purpose: dispatch.PurposeMain, PolicyID: policy, BundleID: d.BundleID, BundleRevision: d.BundleRevision,
-		},
-	}
-	if h != nil {
-		if err := s.applyPin(ctx, c, h, req, res, eligible); err != nil {
-			return nil, err
-		}
-	}
-	return res, nil
-}
-
-// runnerUp is the best-scoring model other than chosen, or "".
-func runnerUp(d routing.Decision, chosen string) string {
-	best, name := -1.0, ""
-	for _, sc := range d.Scores {
-		if sc.Model != chosen && sc.Score > best {
-			best, name = sc.Score, sc.Model
-		}
-	}
-	return name
 }
 
 // summary is the short routing decision kept with the request record.
@@ -225,22 +116,15 @@ type orgRouting struct {
 // cacheBypass says whether the turn must skip the response cache.
 func (o orgRouting) cacheBypass() bool { return o.unknown || o.settings.CacheBypass }
 
-// routingFor reads the organisation's router and settings: from the Routers
-// source when set, else the single Router with default settings.
-func (s *Service) routingFor(ctx context.Context, orgID string) orgRouting {
-	if s.d.Routers != nil {
-		r, st, err := s.d.Routers.For(ctx, orgID)
-		if err != nil {
-			// Without a router the settings may still be known; only when
-			// they are not is every turn refused.
-			return orgRouting{err: err, settings: st, unknown: errors.Is(err, routing.ErrSettingsUnavailable)}
-		}
-		return orgRouting{router: r, settings: st}
+// routingFor reads the organisation's router and settings.
+func routingFor(ctx context.Context, src RouterSource, orgID string) orgRouting {
+	r, st, err := src.For(ctx, orgID)
+	if err != nil {
+		// Without a router the settings may still be known; only when
+		// they are not is every turn refused.
+		return orgRouting{err: err, settings: st, unknown: errors.Is(err, routing.ErrSettingsUnavailable)}
 	}
-	if s.d.Router == nil {
-		return orgRouting{err: fmt.Errorf("%w: %w", routing.ErrUnavailable, routing.ErrNoBundle)}
-	}
-	return orgRouting{router: s.d.Router}
+	return orgRouting{router: r, settings: st}
 }
 
 // allowed applies the organisation's allow and deny lists to an explicitly
@@ -252,40 +136,26 @@ func allowed(model string, st routing.OrgSettings) bool {
 	return len(st.Allow) == 0 || slices.Contains(st.Allow, model)
 }
 
-// tenantModel finds name among the organisation's own models. An error means
-// they could not be read: the turn fails closed (as with unreadable
-// settings), since the name may be one of them.
-func (s *Service) tenantModel(ctx context.Context, orgID, name string) (TenantModel, bool, error) {
-	if s.d.Tenant == nil {
-		return TenantModel{}, false, nil
-	}
-	ms, err := s.d.Tenant.OrgModels(ctx, orgID)
-	if err != nil {
-		return TenantModel{}, false, fmt.Errorf("%w: %w: tenant models: %w", routing.ErrUnavailable, routing.ErrSettingsUnavailable, err)
-	}
-	name = strings.ToLower(strings.TrimPrefix(name, "models/"))
-	for _, m := range ms {
-		if m.Model.ID == name {
-			return m, true, nil
-		}
-	}
-	return TenantModel{}, false, nil
+// planner builds plans from catalog models.
+type planner struct {
+	catalog     *catalog.Catalog
+	maxAttempts int
 }
 
-// explicitTenant resolves an explicit (or aliased) request for a tenant
-// model: its one target, its own price as the savings baseline. The router
-// never chooses tenant models, so a route-all key serves it as asked.
-func (s *Service) explicitTenant(tm TenantModel, aliased bool, st routing.OrgSettings) (*resolution, error) {
-	if !allowed(tm.Model.ID, st) {
-		return nil, &FieldError{Field: "model", Err: fmt.Errorf("%w: %q", ErrModelNotAllowed, tm.Model.ID)}
+// plan lists the model's bindings in catalog order.
+func (p planner) plan(m catalog.Model) (dispatch.Plan, error) {
+	plan := dispatch.Plan{MaxAttempts: p.maxAttempts}
+	for _, b := range m.Bindings {
+		pr, err := p.catalog.Provider(b.Provider)
+		if err != nil {
+			continue
+		}
+		plan.Targets = append(plan.Targets, dispatch.Target{
+			Model: m.ID, Provider: pr.Name, Upstream: b.Upstream, Format: pr.Format, BaseURL: pr.BaseURL,
+		})
 	}
-	policy := "explicit"
-	if aliased {
-		policy = "alias"
+	if len(plan.Targets) == 0 {
+		return plan, fmt.Errorf("%w: %s", ErrNoBinding, m.ID)
 	}
-	return &resolution{
-		model: tm.Model, baseline: tm.Model, route: RouteExplicit,
-		plan:       dispatch.Plan{Targets: []dispatch.Target{tm.Target}, MaxAttempts: s.d.MaxAttempts},
-		provenance: dispatch.Provenance{Purpose: dispatch.PurposeMain, PolicyID: policy},
-	}, nil
+	return plan, nil
 }

@@ -60,9 +60,9 @@ func TestResolveOrgAliases(t *testing.T) {
 			wantErr: routing.ErrNoBundle},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			s := NewService(Deps{Catalog: cat, DefaultAlpha: 0.6, BaselineModel: "claude-sonnet-4-5",
-				Providers: fixedProviders{"openai": true, "anthropic": true}, Routers: tt.src})
-			res, err := s.resolve(context.Background(), Caller{}, nil, userReq(tt.model, "hi"), s.routingFor(context.Background(), "org"))
+			s := testService(t, Config{DefaultAlpha: 0.6, BaselineModel: "claude-sonnet-4-5"}, Deps{Catalog: cat, Routers: tt.src},
+				WithProviders(fixedProviders{"openai": true, "anthropic": true}))
+			res, err := s.resolve(context.Background(), Caller{}, userReq(tt.model, "hi"), routingFor(context.Background(), tt.src, "org"))
 			if !errors.Is(err, tt.wantErr) {
 				t.Fatalf("err = %v, want %v", err, tt.wantErr)
 			}

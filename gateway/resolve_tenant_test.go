@@ -64,10 +64,10 @@ func TestResolveTenantModels(t *testing.T) {
 			tenants: orgTenants{err: errors.New("connection refused")}, wantErr: routing.ErrSettingsUnavailable},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			s := NewService(Deps{Catalog: cat, DefaultAlpha: 0.6, BaselineModel: "claude-sonnet-4-5",
-				Providers: fixedProviders{"openai": true}, Routers: tt.src, Tenant: tt.tenants})
+			s := testService(t, Config{DefaultAlpha: 0.6, BaselineModel: "claude-sonnet-4-5"}, Deps{Catalog: cat, Routers: tt.src},
+				WithProviders(fixedProviders{"openai": true}), WithTenantModels(tt.tenants))
 			ctx := context.Background()
-			res, err := s.resolve(ctx, Caller{OrgID: tt.org, Policy: tt.keyPolicy}, nil, userReq(tt.model, "hi"), s.routingFor(ctx, tt.org))
+			res, err := s.resolve(ctx, Caller{OrgID: tt.org, Policy: tt.keyPolicy}, userReq(tt.model, "hi"), routingFor(ctx, tt.src, tt.org))
 			if !errors.Is(err, tt.wantErr) {
 				t.Fatalf("err = %v, want %v", err, tt.wantErr)
 			}
@@ -75,6 +75,7 @@ func TestResolveTenantModels(t *testing.T) {
 				return
 			}
 			want := acmeLlama()
+			want.Target.Price = want.Model.Price // the plan prices its target
 			if res.model.ID != "acme-llama" || res.baseline.ID != "acme-llama" || res.route != RouteExplicit ||
 				res.provenance.PolicyID != tt.policy || len(res.plan.Targets) != 1 || res.plan.Targets[0] != want.Target {
 				t.Fatalf("resolution: model %s baseline %s route %s policy %s plan %+v", res.model.ID, res.baseline.ID,
@@ -84,10 +85,11 @@ func TestResolveTenantModels(t *testing.T) {
 	}
 
 	// "auto" never chooses a tenant model: the router sees catalog models only.
-	s := NewService(Deps{Catalog: cat, DefaultAlpha: 0.6, BaselineModel: "claude-sonnet-4-5",
-		Routers: fakeRouters{router, settings, nil}, Tenant: tenants})
+	src := fakeRouters{router, settings, nil}
+	s := testService(t, Config{DefaultAlpha: 0.6, BaselineModel: "claude-sonnet-4-5"}, Deps{Catalog: cat, Routers: src},
+		WithTenantModels(tenants))
 	ctx := context.Background()
-	if _, err := s.resolve(ctx, Caller{OrgID: "org-a"}, nil, userReq("auto", "hi"), s.routingFor(ctx, "org-a")); err != nil {
+	if _, err := s.resolve(ctx, Caller{OrgID: "org-a"}, userReq("auto", "hi"), routingFor(ctx, src, "org-a")); err != nil {
 		t.Fatal(err)
 	}
 	for _, m := range router.got.Eligible {
@@ -105,11 +107,18 @@ func TestAccountTenantPrice(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := NewService(Deps{Catalog: cat})
-	tm := acmeLlama()
-	res := &resolution{model: tm.Model, baseline: tm.Model}
+	src := fakeRouters{settings: routing.OrgSettings{}}
+	s := testService(t, Config{}, Deps{Catalog: cat, Routers: src},
+		WithTenantModels(orgTenants{by: map[string][]TenantModel{"org-a": {acmeLlama()}}}))
+	ctx := context.Background()
+	res, err := s.resolve(ctx, Caller{OrgID: "org-a"}, userReq("acme-llama", "hi"), routingFor(ctx, src, "org-a"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	var rec analytics.Request
-	s.account(&rec, &dispatch.Result{Served: tm.Target, Usage: llm.Usage{Input: 1000, Output: 500}}, res)
+	// The target as the plan carries it, as dispatch reports it served.
+	served := &dispatch.Result{Served: res.plan.Targets[0], Usage: llm.Usage{Input: 1000, Output: 500}}
+	accountStage{pricer: Pricer{Catalog: cat}}.finish(&pass{rec: &rec, result: served, res: res}, nil)
 	// 1000 * $2/M + 500 * $4/M = $0.004 = 4000 micro-dollars; baseline is itself.
 	if rec.CostMicros != 4000 || rec.BaselineMicros != 4000 || rec.SavingsMicros != 0 || rec.ServedModel != "acme-llama" || rec.Provider != "acme" {
 		t.Fatalf("record: cost %d baseline %d savings %d model %s provider %s", rec.CostMicros, rec.BaselineMicros,
@@ -124,7 +133,8 @@ func TestModelsForTenant(t *testing.T) {
 	}
 	tenants := orgTenants{by: map[string][]TenantModel{"org-a": {acmeLlama()}}}
 	settings := routing.OrgSettings{Aliases: map[string]string{"llama": "acme-llama"}}
-	s := NewService(Deps{Catalog: cat, Providers: fixedProviders{}, Routers: fakeRouters{settings: settings}, Tenant: tenants})
+	s := testService(t, Config{}, Deps{Catalog: cat, Routers: fakeRouters{settings: settings}},
+		WithProviders(fixedProviders{}), WithTenantModels(tenants))
 	ids := func(org string) []string {
 		ms, err := s.ModelsFor(context.Background(), Caller{OrgID: org})
 		if err != nil {
@@ -142,7 +152,7 @@ func TestModelsForTenant(t *testing.T) {
 	if got := ids("org-b"); len(got) != 0 {
 		t.Fatalf("org-b lists %v", got)
 	}
-	down := NewService(Deps{Catalog: cat, Routers: fakeRouters{}, Tenant: orgTenants{err: fmt.Errorf("timeout")}})
+	down := testService(t, Config{}, Deps{Catalog: cat, Routers: fakeRouters{}}, WithTenantModels(orgTenants{err: fmt.Errorf("timeout")}))
 	if _, err := down.ModelsFor(context.Background(), Caller{OrgID: "org-a"}); !errors.Is(err, routing.ErrSettingsUnavailable) {
 		t.Fatalf("unreadable tenant models: %v, want fail closed", err)
 	}

@@ -74,12 +74,13 @@ func TestResolve(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			d := Deps{Catalog: cat, DefaultAlpha: 0.6, BaselineModel: "claude-sonnet-4-5", Providers: fixedProviders{"openai": true, "anthropic": true}}
+			var src RouterSource = StaticRouters{}
 			if tt.router != nil {
-				d.Router = tt.router
+				src = StaticRouters{Router: tt.router}
 			}
-			s := NewService(d)
-			res, err := s.resolve(context.Background(), tt.caller, nil, userReq(tt.model, "write a haiku"), s.routingFor(context.Background(), "org"))
+			s := testService(t, Config{DefaultAlpha: 0.6, BaselineModel: "claude-sonnet-4-5"}, Deps{Catalog: cat, Routers: src},
+				WithProviders(fixedProviders{"openai": true, "anthropic": true}))
+			res, err := s.resolve(context.Background(), tt.caller, userReq(tt.model, "write a haiku"), routingFor(context.Background(), src, "org"))
 			if !errors.Is(err, tt.wantErr) {
 				t.Fatalf("err = %v, want %v", err, tt.wantErr)
 			}

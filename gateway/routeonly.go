@@ -38,7 +38,7 @@ func (s *Service) Route(ctx context.Context, c Caller, f llm.Format, body []byte
 	if f == llm.FormatGemini {
 		req.Model = pathModel
 	}
-	r, err := s.resolve(ctx, c, nil, req, s.routingFor(ctx, c.OrgID))
+	r, err := s.resolve(ctx, c, req, routingFor(ctx, s.d.Routers, c.OrgID))
 	if err != nil {
 		return nil, err
 	}

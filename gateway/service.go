@@ -1,71 +1,148 @@
 package gateway
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
 
-	"github.com/heddle-gw/heddle/analytics"
 	"github.com/heddle-gw/heddle/catalog"
-	"github.com/heddle-gw/heddle/dispatch"
 	"github.com/heddle-gw/heddle/llm"
-	"github.com/heddle-gw/heddle/llm/openaichat"
 	"github.com/heddle-gw/heddle/routing"
 )
 
-// Deps are the collaborators of a Service.
+// Config are a Service's settings.
+type Config struct {
+	// BaselineModel prices the savings of "auto" turns; it must be in the
+	// catalog.
+	BaselineModel string
+	// DefaultAlpha is the quality/cost dial when neither the key nor the
+	// organisation sets one.
+	DefaultAlpha float64
+	// EmbedBytes bounds the user text embedded for routing (0: default).
+	EmbedBytes int
+	// MaxAttempts bounds a plan's attempts; 0 means the executor's default.
+	MaxAttempts int
+}
+
+// Deps are the collaborators every turn needs. None may be nil: New
+// refuses a Deps with a missing one.
 type Deps struct {
 	Catalog  *catalog.Catalog
 	Codecs   Codecs
 	Executor Executor
 	Recorder Recorder
-	Logger   *slog.Logger
+	// Routers gives each organisation its router and routing settings
+	// (StaticRouters serves one router with default settings).
+	Routers RouterSource
 	// Classify maps errors to the status and code the caller got, for records.
 	Classify ErrorCoder
-	// Routers gives each organisation its router and routing settings;
-	// when nil, Router serves every organisation with default settings.
-	Routers RouterSource
-	// Router picks models for "auto" and route-all turns; nil (and no
-	// Routers) fails them closed.
-	Router Router
-	// Providers narrows routing to the providers an org can call; nil: all.
-	Providers ProviderSet
-	// Tenant gives each organisation its own models (SPEC 4); nil: none.
-	Tenant TenantModels
-	// TenantPrices, when set, remembers the prices of the tenant models
-	// turns resolve, for the AttemptSink (share one PriceMemo).
-	TenantPrices *PriceMemo
-	// DefaultAlpha is the quality/cost dial when the key sets none.
-	DefaultAlpha float64
-	// BaselineModel prices the savings of "auto" turns.
-	BaselineModel string
-	// EmbedBytes bounds the user text embedded for routing (0: default).
-	EmbedBytes int
-	// Pins keep routed sessions on their model; nil disables pinning.
-	Pins PinStore
-	// Handover configures history summaries on a model switch.
-	Handover routing.HandoverConfig
-	// Guard enforces rate limits and budgets; nil admits everything.
-	Guard Guard
-	// Cache is the user-scoped response cache; nil disables it.
-	Cache *routing.Cache
-	// MaxAttempts bounds a plan's attempts; 0 means the executor's default.
-	MaxAttempts int
-	// Content keeps opted-in organisations' prompts and answers; nil: never.
-	Content ContentKeeper
+	Logger   *slog.Logger
 }
 
-// Service runs turns.
+// Option adds an optional collaborator, most of them a stage of the
+// pipeline; without it the stage is not in the pipeline at all.
+type Option func(*options)
+
+type options struct {
+	guard     Guard
+	cache     *routing.Cache
+	pins      PinStore
+	handover  routing.HandoverConfig
+	content   ContentKeeper
+	tenant    TenantModels
+	providers ProviderSet
+}
+
+// WithGuard enforces rate limits and budgets (the admit stage); without
+// it every turn is admitted.
+func WithGuard(g Guard) Option { return func(o *options) { o.guard = g } }
+
+// WithCache adds the user-scoped response cache (the cache lookup and store
+// stages); a nil cache adds nothing.
+func WithCache(c *routing.Cache) Option { return func(o *options) { o.cache = c } }
+
+// WithPins keeps routed sessions on their model (the pin stage), with h
+// configuring history summaries on a model switch.
+func WithPins(p PinStore, h routing.HandoverConfig) Option {
+	return func(o *options) { o.pins, o.handover = p, h }
+}
+
+// WithContent keeps opted-in organisations' prompts and answers (the
+// content keep stage).
+func WithContent(k ContentKeeper) Option { return func(o *options) { o.content = k } }
+
+// WithTenantModels gives each organisation its own models (SPEC 4);
+// without it no organisation has any.
+func WithTenantModels(t TenantModels) Option { return func(o *options) { o.tenant = t } }
+
+// WithProviders narrows routing and model lists to the providers an
+// organisation can call; without it every provider counts as usable.
+func WithProviders(p ProviderSet) Option { return func(o *options) { o.providers = p } }
+
+// Service runs turns through the pipeline of stages built by New.
 type Service struct {
-	d Deps
-	// keeping bounds the background content stores in flight (see
-	// keepContent); a turn finding it full is not stored.
-	keeping chan struct{}
+	d      Deps
+	cfg    Config
+	policy policyStage
+	route  routeStage
+	plans  planner
+	// in runs in order on the way in, until a stage answers the turn;
+	// after runs in order once it was answered; end always runs last.
+	in    []stage
+	after []follower
+	end   []finisher
 }
 
-// NewService returns a Service; every Deps field but MaxAttempts is required.
-func NewService(d Deps) *Service { return &Service{d: d, keeping: make(chan struct{}, maxKeeping)} }
+// New returns a Service whose pipeline is, in order: scope, admit (with a
+// Guard), decode, policy (aliases, allow and deny lists, tenant models,
+// the route-all ceiling), content decision (with a ContentKeeper), cache
+// lookup (with a cache), route, pin (with a PinStore), dispatch; then
+// content keep, cache store and pin advance; then account, settle (with a
+// Guard) and record, which run for every turn.
+func New(cfg Config, d Deps, opts ...Option) (*Service, error) {
+	if d.Catalog == nil || d.Codecs == nil || d.Executor == nil || d.Recorder == nil || d.Routers == nil ||
+		d.Classify == nil || d.Logger == nil {
+		return nil, fmt.Errorf("%w: catalog, codecs, executor, recorder, routers, classify and logger are required", ErrConfig)
+	}
+	baseline, err := d.Catalog.Lookup(cfg.BaselineModel)
+	if err != nil {
+		return nil, fmt.Errorf("%w: baseline model %q: %w", ErrConfig, cfg.BaselineModel, err)
+	}
+	o := options{tenant: noTenantModels{}, providers: allProviders{}}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	plans := planner{catalog: d.Catalog, maxAttempts: cfg.MaxAttempts}
+	s := &Service{d: d, cfg: cfg, plans: plans}
+	s.policy = policyStage{routers: d.Routers, catalog: d.Catalog, plans: plans, tenant: o.tenant, baseline: baseline}
+	s.route = routeStage{catalog: d.Catalog, plans: plans, providers: o.providers, alpha: cfg.DefaultAlpha, embedBytes: cfg.EmbedBytes}
+	guard := admitStage{guard: o.guard}
+	s.in = append(s.in, scopeStage{})
+	if o.guard != nil {
+		s.in = append(s.in, guard)
+	}
+	s.in = append(s.in, decodeStage{codecs: d.Codecs}, s.policy)
+	if o.content != nil {
+		keep := newContentStage(o.content, d.Logger)
+		s.in, s.after = append(s.in, keep), append(s.after, keep)
+	}
+	if o.cache != nil {
+		c := cacheStage{cache: o.cache, catalog: d.Catalog, logger: d.Logger}
+		s.in, s.after = append(s.in, c), append(s.after, c)
+	}
+	s.in = append(s.in, s.route)
+	if o.pins != nil {
+		p := pinStage{pins: o.pins, catalog: d.Catalog, plans: plans, executor: d.Executor, handover: o.handover, logger: d.Logger}
+		s.in, s.after = append(s.in, p), append(s.after, p)
+	}
+	s.in = append(s.in, dispatchStage{executor: d.Executor})
+	s.end = append(s.end, accountStage{pricer: Pricer{Catalog: d.Catalog}})
+	if o.guard != nil {
+		s.end = append(s.end, guard)
+	}
+	s.end = append(s.end, recordStage{recorder: d.Recorder, classify: d.Classify})
+	return s, nil
+}
 
 // Codec returns the codec of format f.
 func (s *Service) Codec(f llm.Format) llm.Codec { return s.d.Codecs[f] }
@@ -75,170 +152,35 @@ func (s *Service) Codec(f llm.Format) llm.Codec { return s.d.Codecs[f] }
 // error in the caller's format. An error after Commit has already been
 // reported to the client inside the stream.
 func (s *Service) Serve(ctx context.Context, t *Turn, out Output) error {
-	rec := s.newRecord(t)
-	err := s.serve(ctx, t, out, rec)
-	s.finish(rec, t, err)
+	p := newPass(t, out)
+	err := s.serve(ctx, p)
+	for _, f := range s.end {
+		f.finish(p, err)
+	}
 	return err
 }
 
-func (s *Service) serve(ctx context.Context, t *Turn, out Output, rec *analytics.Request) error {
-	if !t.Caller.HasScope("inference") {
-		return ErrForbidden
-	}
-	if s.d.Guard != nil {
-		if err := s.d.Guard.Admit(ctx, t.Caller, t.Received); err != nil {
+func (s *Service) serve(ctx context.Context, p *pass) error {
+	for _, st := range s.in {
+		if err := st.run(ctx, p); err != nil {
 			return err
 		}
-	}
-	codec := s.d.Codecs[t.Format]
-	req, err := codec.DecodeRequest(t.Body)
-	if err != nil {
-		return err
-	}
-	if t.Format == llm.FormatGemini {
-		req.Model, req.Stream = t.PathModel, t.PathStream
-	}
-	rec.Stream, rec.RequestedModel, rec.User = req.Stream, req.Model, req.User
-	org := s.routingFor(ctx, t.Caller.OrgID)
-	bypass := org.cacheBypass()
-	scope := routing.CacheScope{OrgID: t.Caller.OrgID, KeyID: t.Caller.KeyID, User: req.User, Format: t.Format}
-	entry, hit, err := s.d.Cache.Lookup(ctx, routing.LookupInput{Scope: scope, Request: req, Header: t.Header, Bypass: bypass})
-	if err != nil {
-		s.d.Logger.WarnContext(ctx, "cache lookup failed", "err", err)
-	}
-	keep := s.keepsContent(ctx, t.Caller)
-	if hit.Kind == routing.HitExact || hit.Kind == routing.HitSemantic {
-		if err := s.serveCached(t, req, codec, entry, hit, out, rec); err != nil {
-			return err
-		}
-		s.keepContent(t, keep, req, entry.Response)
-		return nil
-	}
-	res, err := s.resolve(ctx, t.Caller, t.Header, req, org)
-	if err != nil {
-		return err
-	}
-	meta := dispatch.Meta{
-		OrgID: t.Caller.OrgID, KeyID: t.Caller.KeyID, RequestID: t.RequestID,
-		OperationID:    t.RequestID + "/0",
-		Provenance:     res.provenance,
-		IdempotencyKey: t.Header.Get("Idempotency-Key"),
-	}
-	op := &dispatch.Operation{
-		Purpose: dispatch.PurposeMain, Inbound: t.Format, Request: req,
-		RawBody: t.Body, Header: passHeaders(t), Stream: req.Stream,
-	}
-	if !fastPathLossless(t.Format, req) {
-		// Re-encode so the upstream is asked for usage (billing needs it)
-		// while the client still gets the stream it asked for.
-		op.RawBody = nil
-	}
-	if st := res.session; st != nil && st.handover {
-		if next, report := s.handover(ctx, meta, st, req); report.Applied {
-			op.Request, op.RawBody = next, nil
+		if p.answered {
+			break // by the cache: no routing, no upstream call
 		}
 	}
-	rec.RouteKind, rec.Decision = res.route, res.summary()
-	served := Served{RequestID: t.RequestID, Route: res.route, Stream: req.Stream}
-	var result *dispatch.Result
-	var response *llm.Response
-	var body []byte
-	if req.Stream {
-		result, response, err = s.stream(ctx, meta, res.plan, op, codec, served, out, keep)
-	} else {
-		result, response, body, err = s.whole(ctx, meta, res.plan, op, codec, served, out)
+	for _, f := range s.after {
+		f.follow(p)
 	}
-	s.account(rec, result, res)
-	if err != nil {
-		return err
-	}
-	u := result.Usage
-	s.advancePin(res.session, result.Served.Model, u.Input+u.CacheRead+u.CacheWrite)
-	s.offerCache(routing.StoreInput{Scope: scope, Request: req, Header: t.Header, Bypass: bypass, Keys: &hit.Keys, Status: 200,
-		Response: response, Body: body, Model: result.Served.Model, Provider: result.Served.Provider})
-	s.keepContent(t, keep, req, response)
 	return nil
 }
 
-// whole runs a non-streaming turn and writes the answer: the upstream's
-// body on the same-format fast path, else the response re-encoded.
-func (s *Service) whole(ctx context.Context, meta dispatch.Meta, plan dispatch.Plan, op *dispatch.Operation,
-	codec llm.Codec, served Served, out Output) (*dispatch.Result, *llm.Response, []byte, error) {
-	result, err := s.d.Executor.Run(ctx, meta, plan, op, nil)
+// resolve runs the policy and route stages alone (no pins): the model a
+// request would run on and its plan.
+func (s *Service) resolve(ctx context.Context, c Caller, req *llm.Request, org orgRouting) (*resolution, error) {
+	v, err := s.policy.decide(ctx, c, req, org)
 	if err != nil {
-		return result, nil, nil, err
+		return nil, err
 	}
-	body := result.RawBody
-	if body == nil {
-		if body, err = codec.EncodeResponse(result.Response); err != nil {
-			return result, nil, nil, fmt.Errorf("gateway: encode response: %w", err)
-		}
-	}
-	served.Model, served.Provider, served.Fallback = result.Served.Model, result.Served.Provider, result.FallbackUsed
-	out.Commit(served)
-	return result, result.Response, body, out.Write(body)
-}
-
-// stream runs a streaming turn; it returns the collected response when the
-// stream completed (collected for the cache, or when keep says the
-// organisation stores content).
-func (s *Service) stream(ctx context.Context, meta dispatch.Meta, plan dispatch.Plan, op *dispatch.Operation,
-	codec llm.Codec, served Served, out Output, keep bool) (*dispatch.Result, *llm.Response, error) {
-	w := &streamWriter{out: out, served: served, inbound: op.Inbound, noRaw: op.RawBody == nil, collect: s.d.Cache != nil || keep}
-	w.buf = &bytes.Buffer{}
-	w.enc = codec.NewStreamEncoder(w.buf)
-	if enc, ok := w.enc.(*openaichat.StreamEncoder); ok {
-		enc.IncludeUsage = op.Request.StreamUsage
-	}
-	res, err := s.d.Executor.Run(ctx, meta, plan, op, w)
-	if err != nil && w.committed {
-		err = fmt.Errorf("gateway: stream failed after commit: %w", err)
-	}
-	if err != nil {
-		return res, nil, err
-	}
-	if !w.collect {
-		return res, nil, nil
-	}
-	resp, complete := w.collected.Response()
-	if !complete {
-		resp = nil
-	}
-	return res, resp, nil
-}
-
-// fastPathLossless reports whether forwarding the caller's body unchanged
-// still gives Heddle the usage it bills by: an OpenAI Chat stream reports
-// usage only when the caller asked for it.
-func fastPathLossless(f llm.Format, req *llm.Request) bool {
-	return !(f == llm.FormatChat && req.Stream && !req.StreamUsage)
-}
-
-// passHeaders keeps the caller headers an upstream of the same family needs.
-func passHeaders(t *Turn) map[string][]string {
-	h := map[string][]string{}
-	for _, k := range []string{"Anthropic-Version", "Anthropic-Beta"} {
-		if v := t.Header.Values(k); len(v) > 0 {
-			h[k] = v
-		}
-	}
-	return h
-}
-
-// planFor lists the model's bindings in catalog order.
-func (s *Service) planFor(m catalog.Model) (dispatch.Plan, error) {
-	plan := dispatch.Plan{MaxAttempts: s.d.MaxAttempts}
-	for _, b := range m.Bindings {
-		p, err := s.d.Catalog.Provider(b.Provider)
-		if err != nil {
-			continue
-		}
-		plan.Targets = append(plan.Targets, dispatch.Target{
-			Model: m.ID, Provider: p.Name, Upstream: b.Upstream, Format: p.Format, BaseURL: p.BaseURL,
-		})
-	}
-	if len(plan.Targets) == 0 {
-		return plan, fmt.Errorf("%w: %s", ErrNoBinding, m.ID)
-	}
-	return plan, nil
+	return s.route.resolve(ctx, c, req, v, org)
 }

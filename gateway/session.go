@@ -3,7 +3,7 @@ package gateway
 import (
 	"context"
 	"fmt"
-	"net/http"
+	"log/slog"
 	"slices"
 	"strings"
 	"time"
@@ -32,26 +32,68 @@ type sessionState struct {
 	summarizer catalog.Model
 }
 
-// applyPin decides STAY or SWITCH for a routed turn of a pinned session;
-// res holds the router's candidate and is changed in place on STAY.
-func (s *Service) applyPin(ctx context.Context, c Caller, h http.Header, req *llm.Request, res *resolution, eligible []string) error {
-	if s.d.Pins == nil {
+// pinStage keeps a routed session on its model: it decides STAY or SWITCH
+// for routed turns of a pinned session (changing the resolution on STAY),
+// summarises a long history on a switch, and once the turn was served
+// advances the pin. Explicit turns are never pinned.
+type pinStage struct {
+	pins     PinStore
+	catalog  *catalog.Catalog
+	plans    planner
+	executor Executor
+	handover routing.HandoverConfig
+	logger   *slog.Logger
+}
+
+func (s pinStage) run(ctx context.Context, p *pass) error {
+	if p.res.decision == nil {
 		return nil
 	}
+	if err := s.apply(ctx, p.t.Caller, p.sessionID(), p.req, p.res); err != nil {
+		return err
+	}
+	if st := p.res.session; st != nil && st.handover {
+		if next, report := s.summarise(ctx, turnMeta(p), st, p.req); report.Applied {
+			p.send = next
+		}
+	}
+	return nil
+}
+
+// follow records the served turn on the session's pin, in the background:
+// a slow pin store never delays the answer.
+func (s pinStage) follow(p *pass) {
+	st := p.res.sessionOrNil()
+	if st == nil || p.result == nil {
+		return
+	}
+	u := p.result.Usage
+	next := st.pin.Advance(p.result.Served.Model, u.Input+u.CacheRead+u.CacheWrite, time.Now())
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := s.pins.Put(ctx, st.key, next, 0); err != nil {
+			s.logger.WarnContext(ctx, "pin update failed", "err", err)
+		}
+	}()
+}
+
+// apply decides STAY or SWITCH for a routed turn of session sid; res holds
+// the router's candidate and is changed in place on STAY.
+func (s pinStage) apply(ctx context.Context, c Caller, sid string, req *llm.Request, res *resolution) error {
 	turn := routing.ClassifyTurn(req)
 	if !turn.Pinned() {
 		return nil
 	}
-	sid, _ := routing.SessionOf(h, req)
 	st := &sessionState{key: routing.PinKey{OrgID: c.OrgID, KeyID: c.KeyID, User: req.User, Session: sid, Role: routing.PinRole(req, turn)}}
 	if st.key.Validate() != nil {
 		return nil // no session to pin (no header and nothing to derive one from)
 	}
 	res.session = st
-	pin, ok, err := s.d.Pins.Get(ctx, st.key)
+	pin, ok, err := s.pins.Get(ctx, st.key)
 	if err != nil {
 		// Pins are an optimisation: without one the router's choice stands.
-		s.d.Logger.WarnContext(ctx, "pin lookup failed", "err", err)
+		s.logger.WarnContext(ctx, "pin lookup failed", "err", err)
 		return nil
 	}
 	st.pin, st.hasPin = pin, ok
@@ -62,7 +104,7 @@ func (s *Service) applyPin(ctx context.Context, c Caller, h http.Header, req *ll
 		res.route = RoutePinned // the session's model, which the router also picked
 		return nil
 	}
-	pinned, err := s.d.Catalog.Lookup(pin.Model)
+	pinned, err := s.catalog.Lookup(pin.Model)
 	if err != nil {
 		return nil // a model gone from the catalog: the router decides afresh
 	}
@@ -72,11 +114,11 @@ func (s *Service) applyPin(ctx context.Context, c Caller, h http.Header, req *ll
 		Candidate:        planModel(res.model),
 		ContextTokens:    min(pin.LastInputTokens, prompt),
 		NewTokens:        max(prompt-pin.LastInputTokens, 0),
-		PinnedIneligible: !slices.Contains(eligible, pinned.ID),
+		PinnedIneligible: !slices.Contains(res.eligible, pinned.ID),
 	}
-	split := routing.HandoverSplitOf(req, s.d.Handover)
+	split := routing.HandoverSplitOf(req, s.handover)
 	if split.Long && pinned.ID != res.model.ID {
-		if sm, ok := s.cheapest(eligible); ok {
+		if sm, ok := s.cheapest(res.eligible); ok {
 			st.summarizer = sm
 			in.HandoverCost = routing.HandoverCost(split, sm.Price, summaryTokens)
 			in.HandoverContextTokens = split.KeptTokens + summaryTokens
@@ -85,7 +127,7 @@ func (s *Service) applyPin(ctx context.Context, c Caller, h http.Header, req *ll
 	d := routing.Plan(in)
 	st.decision = &d
 	if d.Action == routing.PlanStay {
-		plan, err := s.planFor(pinned)
+		plan, err := s.plans.plan(pinned)
 		if err != nil {
 			return err
 		}
@@ -101,11 +143,11 @@ func planModel(m catalog.Model) routing.PlanModel {
 }
 
 // cheapest is the eligible model with the lowest input+output price.
-func (s *Service) cheapest(eligible []string) (catalog.Model, bool) {
+func (s pinStage) cheapest(eligible []string) (catalog.Model, bool) {
 	var best catalog.Model
 	found := false
 	for _, id := range eligible {
-		m, err := s.d.Catalog.Lookup(id)
+		m, err := s.catalog.Lookup(id)
 		if err != nil {
 			continue
 		}
@@ -116,10 +158,10 @@ func (s *Service) cheapest(eligible []string) (catalog.Model, bool) {
 	return best, found
 }
 
-// handover summarises the older history of req through the dispatch
+// summarise summarises the older history of req through the dispatch
 // boundary's buffered adapter; on any failure the full history is kept.
-func (s *Service) handover(ctx context.Context, meta dispatch.Meta, st *sessionState, req *llm.Request) (*llm.Request, routing.HandoverReport) {
-	plan, err := s.planFor(st.summarizer)
+func (s pinStage) summarise(ctx context.Context, meta dispatch.Meta, st *sessionState, req *llm.Request) (*llm.Request, routing.HandoverReport) {
+	plan, err := s.plans.plan(st.summarizer)
 	if err != nil {
 		return req, routing.HandoverReport{Reason: "no_summarizer_binding", Err: err}
 	}
@@ -128,7 +170,7 @@ func (s *Service) handover(ctx context.Context, meta dispatch.Meta, st *sessionS
 	m.IdempotencyKey = ""
 	m.Provenance.Purpose = dispatch.PurposeHandover
 	sum := routing.SummarizerFunc(func(ctx context.Context, older []llm.Message) (string, error) {
-		resp, err := s.d.Executor.Buffered(ctx, m, plan, routing.SummaryRequest(st.summarizer.ID, older, summaryTokens))
+		resp, err := s.executor.Buffered(ctx, m, plan, routing.SummaryRequest(st.summarizer.ID, older, summaryTokens))
 		if err != nil {
 			return "", err
 		}
@@ -140,23 +182,15 @@ func (s *Service) handover(ctx context.Context, meta dispatch.Meta, st *sessionS
 		}
 		return b.String(), nil
 	})
-	return routing.Handover(ctx, req, sum, s.d.Handover)
+	return routing.Handover(ctx, req, sum, s.handover)
 }
 
-// advancePin records the served turn on the session's pin, in the
-// background: a slow pin store never delays the answer.
-func (s *Service) advancePin(st *sessionState, model string, inputTokens int) {
-	if st == nil || s.d.Pins == nil {
-		return
+// sessionOrNil is the turn's pinned session, if any.
+func (r *resolution) sessionOrNil() *sessionState {
+	if r == nil {
+		return nil
 	}
-	next := st.pin.Advance(model, inputTokens, time.Now())
-	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if err := s.d.Pins.Put(ctx, st.key, next, 0); err != nil {
-			s.d.Logger.WarnContext(ctx, "pin update failed", "err", err)
-		}
-	}()
+	return r.session
 }
 
 // planSummary describes the planner's verdict for the request record.

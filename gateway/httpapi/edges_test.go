@@ -108,10 +108,14 @@ func TestPanicInTurnIsRecovered(t *testing.T) {
 	}
 	var logs bytes.Buffer
 	logger := slog.New(slog.NewJSONHandler(&logs, nil))
-	svc := gateway.NewService(gateway.Deps{
-		Catalog: cat, Executor: panicExecutor{&executor{}}, Recorder: &recorder{}, Logger: logger, Classify: httpapi.Classify,
+	svc, err := gateway.New(gateway.Config{BaselineModel: "claude-sonnet-4-5"}, gateway.Deps{
+		Catalog: cat, Executor: panicExecutor{&executor{}}, Recorder: &recorder{}, Routers: gateway.StaticRouters{},
+		Logger: logger, Classify: httpapi.Classify,
 		Codecs: gateway.Codecs{llm.FormatAnthropic: anthropic.New(), llm.FormatChat: openaichat.New()},
 	})
+	if err != nil {
+		t.Fatal(err)
+	}
 	h := httpapi.New(httpapi.Deps{Service: svc, Auth: staticAuth{}, Catalog: cat, Logger: logger})
 	app := fiber.New(fiber.Config{ErrorHandler: h.ErrorHandler, DisableStartupMessage: true})
 	h.Mount(app)

@@ -120,15 +120,17 @@ func newServer(t testing.TB, bodyLimit int, exec *executor) *server {
 	}
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	rec := &recorder{}
-	svc := gateway.NewService(gateway.Deps{
+	svc, err := gateway.New(gateway.Config{DefaultAlpha: 0.5, BaselineModel: "claude-sonnet-4-5"}, gateway.Deps{
 		Catalog: cat,
 		Codecs: gateway.Codecs{
 			llm.FormatAnthropic: anthropic.New(), llm.FormatChat: openaichat.New(),
 			llm.FormatResponses: responses.New(), llm.FormatGemini: gemini.New(),
 		},
-		Executor: exec, Recorder: rec, Logger: logger, Classify: httpapi.Classify,
-		DefaultAlpha: 0.5, BaselineModel: "claude-sonnet-4-5",
+		Executor: exec, Recorder: rec, Routers: gateway.StaticRouters{}, Logger: logger, Classify: httpapi.Classify,
 	})
+	if err != nil {
+		t.Fatal(err)
+	}
 	h := httpapi.New(httpapi.Deps{Service: svc, Auth: staticAuth{}, Catalog: cat, Logger: logger})
 	app := fiber.New(fiber.Config{BodyLimit: bodyLimit, ErrorHandler: h.ErrorHandler, DisableStartupMessage: true})
 	h.Mount(app)

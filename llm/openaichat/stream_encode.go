@@ -33,6 +33,11 @@ type StreamEncoder struct {
 	finishSent bool
 }
 
+var _ llm.UsageIncluder = (*StreamEncoder)(nil)
+
+// SetIncludeUsage sets IncludeUsage (llm.UsageIncluder).
+func (s *StreamEncoder) SetIncludeUsage(on bool) { s.IncludeUsage = on }
+
 var _ llm.StreamEncoder = (*StreamEncoder)(nil)
 
 type outChunk struct {

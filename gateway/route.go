@@ -1,0 +1,93 @@
+package gateway
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/heddle-gw/heddle/catalog"
+	"github.com/heddle-gw/heddle/dispatch"
+	"github.com/heddle-gw/heddle/llm"
+	"github.com/heddle-gw/heddle/routing"
+)
+
+// routeStage turns the policy's verdict into the turn's resolution: an
+// explicit model as policy chose it, or the router's choice for a routed
+// turn among the eligible models (within the ceiling, on the providers the
+// organisation can use), with the runner-up's bindings as the fallback.
+type routeStage struct {
+	catalog    *catalog.Catalog
+	plans      planner
+	providers  ProviderSet
+	alpha      float64 // the default dial
+	embedBytes int
+}
+
+func (s routeStage) run(ctx context.Context, p *pass) error {
+	res, err := s.resolve(ctx, p.t.Caller, p.req, p.verdict, p.org)
+	p.res = res
+	return err
+}
+
+// resolve is the resolution of v.
+func (s routeStage) resolve(ctx context.Context, c Caller, req *llm.Request, v verdict, org orgRouting) (*resolution, error) {
+	if v.explicit != nil {
+		return v.explicit, nil
+	}
+	if org.err != nil {
+		return nil, org.err // routed turns fail closed
+	}
+	pol := org.settings.Policy()
+	pol.Ceiling = v.ceiling
+	usable, err := s.providers.UsableProviders(ctx, c.OrgID)
+	if err != nil {
+		return nil, fmt.Errorf("gateway: usable providers: %w", err)
+	}
+	pol.UsableProviders = usable
+	eligible, drops := routing.Eligible(s.catalog.Models(), routing.NeedsOf(req), pol)
+	alpha := s.alpha
+	if org.settings.Alpha != nil {
+		alpha = *org.settings.Alpha
+	}
+	if c.Alpha != nil {
+		alpha = *c.Alpha
+	}
+	d, err := org.router.Decide(ctx, routing.Query{
+		Text: routing.EmbeddingText(req, s.embedBytes), Alpha: alpha, Eligible: eligible, Drops: drops,
+	})
+	if err != nil {
+		return nil, err
+	}
+	model, err := s.catalog.Lookup(d.Model)
+	if err != nil {
+		return nil, fmt.Errorf("%w: bundle chose %q, unknown to the catalog", routing.ErrUnavailable, d.Model)
+	}
+	plan, err := s.plans.plan(model)
+	if err != nil {
+		return nil, err
+	}
+	// The runner-up model's bindings are the policy fallback.
+	if next := runnerUp(d, model.ID); next != "" {
+		if m, err := s.catalog.Lookup(next); err == nil {
+			if alt, err := s.plans.plan(m); err == nil {
+				plan.Targets = append(plan.Targets, alt.Targets...)
+			}
+		}
+	}
+	return &resolution{
+		model: model, baseline: v.baseline, route: RouteRouted, plan: plan, decision: &d, eligible: eligible,
+		provenance: dispatch.Provenance{
+			Purpose: dispatch.PurposeMain, PolicyID: v.policy, BundleID: d.BundleID, BundleRevision: d.BundleRevision,
+		},
+	}, nil
+}
+
+// runnerUp is the best-scoring model other than chosen, or "".
+func runnerUp(d routing.Decision, chosen string) string {
+	best, name := -1.0, ""
+	for _, sc := range d.Scores {
+		if sc.Model != chosen && sc.Score > best {
+			best, name = sc.Score, sc.Model
+		}
+	}
+	return name
+}
