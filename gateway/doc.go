@@ -1,5 +1,6 @@
-// Package gateway is Heddle's per-turn pipeline: authenticate, decode, resolve
-// the model (explicit or routed), plan, dispatch, price and record. It speaks
+// Package gateway is Heddle's per-turn pipeline of ordered stages (see New):
+// admit, decode, apply the organisation's policy, answer from the cache,
+// route and pin, dispatch, then price and record. It speaks
 // every wire format through the llm codecs and hands the caller's bytes to an
 // Output; the HTTP handlers live in gateway/httpapi.
 //
