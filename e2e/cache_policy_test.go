@@ -12,7 +12,8 @@ import (
 // organisation's policy. A model's answer is cached (the repeat is served
 // with route cache); an admin then denies the model, and the same request
 // gets the deny error (403 routing.model_not_allowed), not the cached
-// answer; an alias moved to another model is answered by that model.
+// answer; an alias of the model, whose answer was cached too, is answered
+// by the model the alias moved to.
 func TestCachePolicyDeny(t *testing.T) {
 	up := dispatchtest.NewUpstream(t)
 	in := startHeddle(t, nil)
@@ -22,12 +23,10 @@ func TestCachePolicyDeny(t *testing.T) {
 	ask := func(model string) (*http.Response, string) {
 		return chat(t, in.URL, a.Key, `{"model":"`+model+`","messages":[{"role":"user","content":"What does a loom do?"}]}`)
 	}
+	// cached asks until the answer comes from the cache (it is written in
+	// the background after the first answer).
 	cached := func(model string) {
 		t.Helper()
-		if resp, body := ask(model); resp.StatusCode != 200 || resp.Header.Get("x-heddle-route") == "cache" {
-			t.Fatalf("first ask of %s: %d route %q %s", model, resp.StatusCode, resp.Header.Get("x-heddle-route"), body)
-		}
-		// The cache is written in the background: repeat until it serves.
 		deadline := time.Now().Add(10 * time.Second)
 		for {
 			resp, body := ask(model)
