@@ -13,6 +13,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"gorm.io/gorm"
 
+	"github.com/heddle-gw/heddle/admission"
 	"github.com/heddle-gw/heddle/analytics"
 	chstore "github.com/heddle-gw/heddle/analytics/clickhouse"
 	anasql "github.com/heddle-gw/heddle/analytics/sqlstore"
@@ -156,6 +157,10 @@ func wire(ctx context.Context, cfg Config, logger *slog.Logger) (_ *components, 
 		limiter = ratelimitredis.New(c.redis, "heddle:")
 	}
 	c.contents = newContents(c)
+	guard, err := admission.New(admission.Deps{Limiter: limiter, Budgets: c.budgets, OrgBudgets: c.orgBudgets, Logger: logger})
+	if err != nil {
+		return nil, fmt.Errorf("app: admission: %w", err)
+	}
 	c.service = gateway.NewService(gateway.Deps{
 		Catalog: c.catalog, Codecs: c.codecs, Executor: c.executor, Recorder: c.tracing.recorder(c.writer),
 		Logger: logger.With("component", "gateway"), MaxAttempts: cfg.MaxAttempts,
@@ -163,7 +168,7 @@ func wire(ctx context.Context, cfg Config, logger *slog.Logger) (_ *components, 
 		Routers: c.tracing.routers(orgRouterSource{c.orgRouters}), Providers: newProviderSet(c.store, c.catalog), DefaultAlpha: cfg.DefaultAlpha,
 		BaselineModel: cfg.BaselineModel, Classify: httpapi.Classify,
 		Pins: pinsql.New(c.db, nil), Cache: cache, Content: c.contents,
-		Guard: guard{limiter: limiter, budgets: c.budgets, orgBudgets: c.orgBudgets, alerts: newSoftAlerts(), logger: logger},
+		Guard: guard,
 	})
 	return c, nil
 }
