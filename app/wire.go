@@ -37,6 +37,7 @@ import (
 	"github.com/heddle-gw/heddle/tenancy/ratelimitredis"
 	tensql "github.com/heddle-gw/heddle/tenancy/sqlstore"
 	"github.com/heddle-gw/heddle/tenantmodel"
+	"github.com/heddle-gw/heddle/web"
 )
 
 // components is the wired application: every store, service and adapter.
@@ -80,6 +81,8 @@ type components struct {
 	providers   map[string]dispatch.Provider
 	tracing     *tracing // nil: no OTLP endpoint, tracing off
 	contents    *analytics.Contents
+	adminAPI    *web.API
+	console     *web.Console
 }
 
 // wire opens the stores and builds every component. On error, whatever was
@@ -170,6 +173,9 @@ func wire(ctx context.Context, cfg Config, logger *slog.Logger) (_ *components, 
 		Pins: pinsql.New(c.db, nil), Cache: cache, Content: c.contents,
 		Guard: guard,
 	})
+	if err = c.wireWeb(); err != nil {
+		return nil, err
+	}
 	return c, nil
 }
 
