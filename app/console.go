@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -10,25 +11,50 @@ import (
 	"github.com/heddle-gw/heddle/web"
 )
 
-// mountConsole mounts the admin JSON API under /api/v1 and the templ + htmx
-// console (/, /login, /dashboard, /requests, /keys, /credentials).
-func mountConsole(app *fiber.App, c *components) {
-	api := web.NewAPI(web.APIDeps{
+// wireWeb builds the admin JSON API and the templ + htmx console over one
+// set of services.
+func (c *components) wireWeb() error {
+	s := web.Services{
 		Accounts: c.accounts, Members: c.members, Sessions: c.sessions, Keys: c.keys, Credentials: c.creds,
-		Limiter: c.limiter, Logger: c.logger.With("component", "web"), CookieSecure: c.cfg.CookieSecure,
+		Limiter: c.limiter,
 		Tester: credentialTester{catalog: c.catalog, providers: c.providers, codecs: c.codecs, logger: c.logger,
 			tenant: tenantSource{c.tenantModels}, providerFor: tenantProviderFor(c.hc, c.cfg.AllowPrivate)},
-		Reports:         c.reader,
-		Budgets:         web.BudgetDeps{Settings: c.orgBudgets, Spend: c.budgets},
-		Privacy:         c.contents,
-		TenantModels:    c.tenantModels,
 		RoutingSettings: c.orgRouting, RoutingBundles: c.orgRouting, RoutingChanged: c.orgRouters.Invalidate,
-		KnownModel: func(id string) bool { _, err := c.catalog.Lookup(id); return err == nil },
-	})
-	api.Mount(app)
-	web.NewConsole(web.ConsoleDeps{API: api, Reader: c.reader, Logger: c.logger.With("component", "console"),
+		KnownModel:   func(id string) bool { _, err := c.catalog.Lookup(id); return err == nil },
+		Reader:       c.reader,
+		Budgets:      web.BudgetDeps{Settings: c.orgBudgets, Spend: c.budgets},
+		TenantModels: c.tenantModels,
+		Privacy:      c.contents,
 		Models: func(ctx context.Context, orgID string) ([]catalog.Model, error) {
 			return c.service.ModelsFor(ctx, gateway.Caller{OrgID: orgID})
 		},
-	}).Mount(app)
+	}
+	var err error
+	if c.adminAPI, err = web.NewAPI(s, web.APIConfig{Logger: c.logger.With("component", "web"), CookieSecure: c.cfg.CookieSecure}); err != nil {
+		return fmt.Errorf("app: %w", err)
+	}
+	c.console, err = web.NewConsole(s, web.ConsoleConfig{Logger: c.logger.With("component", "console"), CookieSecure: c.cfg.CookieSecure})
+	if err != nil {
+		return fmt.Errorf("app: %w", err)
+	}
+	return nil
+}
+
+// mountConsole mounts the admin JSON API under /api/v1 and the console (/,
+// /login, /dashboard, /requests, /keys, /credentials, ...).
+func mountConsole(app *fiber.App, c *components) {
+	c.adminAPI.Mount(app)
+	c.console.Mount(app)
+}
+
+// edgeErrors renders fiber's own errors (a body over BodyLimit, an unknown
+// route) in the admin API's JSON shape under its paths, and in the data
+// plane's wire format everywhere else.
+func edgeErrors(admin *web.API, data fiber.ErrorHandler) fiber.ErrorHandler {
+	return func(ctx *fiber.Ctx, err error) error {
+		if web.IsAdminPath(ctx.Path()) {
+			return admin.ErrorHandler(ctx, err)
+		}
+		return data(ctx, err)
+	}
 }

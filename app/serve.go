@@ -94,7 +94,7 @@ func newServer(c *components) *fiber.App {
 		DisableStartupMessage: true,
 		ReadTimeout:           2 * time.Minute,
 		IdleTimeout:           2 * time.Minute,
-		ErrorHandler:          data.ErrorHandler,
+		ErrorHandler:          edgeErrors(c.adminAPI, data.ErrorHandler),
 		ReadBufferSize:        64 << 10,
 	})
 	// A panic in a handler becomes a 500 with an error id (logged), never a crash.

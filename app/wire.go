@@ -13,6 +13,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"gorm.io/gorm"
 
+	"github.com/heddle-gw/heddle/admission"
 	"github.com/heddle-gw/heddle/analytics"
 	chstore "github.com/heddle-gw/heddle/analytics/clickhouse"
 	anasql "github.com/heddle-gw/heddle/analytics/sqlstore"
@@ -36,6 +37,7 @@ import (
 	"github.com/heddle-gw/heddle/tenancy/ratelimitredis"
 	tensql "github.com/heddle-gw/heddle/tenancy/sqlstore"
 	"github.com/heddle-gw/heddle/tenantmodel"
+	"github.com/heddle-gw/heddle/web"
 )
 
 // components is the wired application: every store, service and adapter.
@@ -78,6 +80,8 @@ type components struct {
 	providers   map[string]dispatch.Provider
 	tracing     *tracing // nil: no OTLP endpoint, tracing off
 	contents    *analytics.Contents
+	adminAPI    *web.API
+	console     *web.Console
 }
 
 // wire opens the stores and builds every component. On error, whatever was
@@ -155,7 +159,10 @@ func wire(ctx context.Context, cfg Config, logger *slog.Logger) (_ *components, 
 		limiter = ratelimitredis.New(c.redis, "heddle:")
 	}
 	c.contents = newContents(c)
-	var g gateway.Guard = guard{limiter: limiter, budgets: c.budgets, orgBudgets: c.orgBudgets, alerts: newSoftAlerts(), logger: logger}
+	guard, err := admission.New(admission.Deps{Limiter: limiter, Budgets: c.budgets, OrgBudgets: c.orgBudgets, Logger: logger})
+	if err != nil {
+		return nil, fmt.Errorf("app: admission: %w", err)
+	}
 	c.service, err = gateway.New(gateway.Config{
 		BaselineModel: cfg.BaselineModel, DefaultAlpha: cfg.DefaultAlpha, MaxAttempts: cfg.MaxAttempts,
 	}, gateway.Deps{
@@ -163,11 +170,14 @@ func wire(ctx context.Context, cfg Config, logger *slog.Logger) (_ *components, 
 		Routers: c.tracing.routers(orgRouterSource{c.orgRouters}), Classify: httpapi.Classify,
 		Logger: logger.With("component", "gateway"),
 	},
-		gateway.WithGuard(g), gateway.WithCache(cache), gateway.WithPins(pinsql.New(c.db, nil), routing.HandoverConfig{}),
+		gateway.WithGuard(guard), gateway.WithCache(cache), gateway.WithPins(pinsql.New(c.db, nil), routing.HandoverConfig{}),
 		gateway.WithContent(c.contents), gateway.WithTenantModels(tenantSource{c.tenantModels}),
 		gateway.WithProviders(newProviderSet(c.store, c.catalog)))
 	if err != nil {
 		return nil, fmt.Errorf("app: gateway: %w", err)
+	}
+	if err = c.wireWeb(); err != nil {
+		return nil, err
 	}
 	return c, nil
 }

@@ -8,14 +8,12 @@ package web
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 
 	"github.com/gofiber/fiber/v2"
 
-	"github.com/heddle-gw/heddle/analytics"
 	"github.com/heddle-gw/heddle/routing"
-	"github.com/heddle-gw/heddle/tenancy"
-	"github.com/heddle-gw/heddle/tenantmodel"
 )
 
 // CredentialTester checks a provider credential against its upstream (for
@@ -31,71 +29,45 @@ type CredentialTester interface {
 // DefaultMaxAPIBody bounds admin API request bodies.
 const DefaultMaxAPIBody = 64 << 10
 
-// APIDeps are the admin API's collaborators. Every service is required;
-// Tester nil makes the credential test endpoint answer 501.
-type APIDeps struct {
-	Accounts    *tenancy.Accounts
-	Members     *tenancy.Members
-	Sessions    *tenancy.Sessions
-	Keys        *tenancy.Keys
-	Credentials *tenancy.Credentials
-	// Limiter limits sign-up, log-in and invitation acceptance per client IP
-	// and email; nil means tenancy.NewLoginLimiter's defaults.
-	Limiter *tenancy.LoginLimiter
-	Tester  CredentialTester
-	Logger  *slog.Logger // nil discards
+// APIConfig are the admin API's settings (its services are Services).
+type APIConfig struct {
+	Logger *slog.Logger // nil discards
 	// CookieSecure marks session cookies Secure (set it behind HTTPS).
 	CookieSecure bool
 	// MaxBodyBytes bounds request bodies; 0 means DefaultMaxAPIBody.
 	MaxBodyBytes int
-	// RoutingSettings and RoutingBundles keep organisations' routing
-	// settings and trained bundles; KnownModel reports whether a model id is
-	// in the catalog. When any of the three is nil the /api/v1/routing
-	// endpoints answer 501.
-	RoutingSettings routing.OrgSettingsStore
-	RoutingBundles  routing.OrgBundleStore
-	KnownModel      func(model string) bool
-	// RoutingChanged, when set, is called with the organisation id after its
-	// routing settings changed (e.g. routing.OrgRouters.Invalidate).
-	RoutingChanged func(orgID string)
 	// MaxBundleBytes bounds an uploaded evaluation data set; 0 means
 	// routing.DefaultOrgMaxBytes. The fiber app's BodyLimit must allow it.
 	MaxBundleBytes int64
-	// Reports answers the cost reports (GET /api/v1/reports/cost); nil
-	// makes that endpoint answer 501.
-	Reports analytics.Reader
-	// Budgets serve /api/v1/budgets and the console's /budgets.
-	Budgets BudgetDeps
-	// TenantModels keeps the organisation's own providers and models
-	// (/api/v1/providers, /api/v1/models, the console's /models); nil makes
-	// those answer 501.
-	TenantModels *tenantmodel.Service
-	// Privacy is the opt-in content storage (/api/v1/privacy, stored
-	// request content, the console's Privacy section); nil answers 501.
-	Privacy *analytics.Contents
+}
+
+// apiDeps are what the API's handlers reach: its services and settings.
+type apiDeps struct {
+	Services
+	APIConfig
 }
 
 // API is the JSON admin API. Build it with NewAPI and Mount it.
 type API struct {
-	d         APIDeps
-	trainSlot chan struct{} // one bundle training at a time
+	d apiDeps
 }
 
-// NewAPI returns the admin API over deps.
-func NewAPI(d APIDeps) *API {
-	if d.Limiter == nil {
-		d.Limiter = tenancy.NewLoginLimiter(tenancy.LoginLimitConfig{})
+// NewAPI returns the admin API over s, or an error wrapping
+// ErrMissingService naming every service s lacks.
+func NewAPI(s Services, cfg APIConfig) (*API, error) {
+	if err := s.validate(); err != nil {
+		return nil, fmt.Errorf("web: admin API: %w", err)
 	}
-	if d.Logger == nil {
-		d.Logger = slog.New(slog.DiscardHandler)
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	if d.MaxBodyBytes <= 0 {
-		d.MaxBodyBytes = DefaultMaxAPIBody
+	if cfg.MaxBodyBytes <= 0 {
+		cfg.MaxBodyBytes = DefaultMaxAPIBody
 	}
-	if d.MaxBundleBytes <= 0 {
-		d.MaxBundleBytes = routing.DefaultOrgMaxBytes
+	if cfg.MaxBundleBytes <= 0 {
+		cfg.MaxBundleBytes = routing.DefaultOrgMaxBytes
 	}
-	return &API{d: d, trainSlot: make(chan struct{}, 1)}
+	return &API{d: apiDeps{Services: s, APIConfig: cfg}}, nil
 }
 
 // Mount registers the API's routes under /api/v1 on r.

@@ -63,12 +63,12 @@ func TestSignupAndLoginErrors(t *testing.T) {
 	}{
 		{"missing email", "/api/v1/signup", map[string]string{"password": "correct horse battery"}, "", 400, "tenancy.invalid_input", "email"},
 		{"short password", "/api/v1/signup", map[string]string{"email": "b@example.com", "password": "x"}, "", 400, "tenancy.invalid_input", "password"},
-		{"unknown field", "/api/v1/signup", map[string]any{"email": "b@example.com", "password": "correct horse battery", "admin": true}, "", 400, "tenancy.invalid_json", "admin"},
-		{"wrong type", "/api/v1/signup", map[string]any{"email": 5, "password": "correct horse battery"}, "", 400, "tenancy.invalid_json", "email"},
-		{"malformed", "/api/v1/signup", `{"email":`, "", 400, "tenancy.invalid_json", ""},
-		{"trailing data", "/api/v1/signup", `{"email":"b@example.com"} {}`, "", 400, "tenancy.invalid_json", ""},
-		{"not json", "/api/v1/signup", `email=b@example.com`, "application/x-www-form-urlencoded", 415, "tenancy.unsupported_media_type", ""},
-		{"too large", "/api/v1/signup", `{"email":"` + strings.Repeat("a", 70<<10) + `"}`, "", 413, "tenancy.body_too_large", ""},
+		{"unknown field", "/api/v1/signup", map[string]any{"email": "b@example.com", "password": "correct horse battery", "admin": true}, "", 400, "web.bad_request", "admin"},
+		{"wrong type", "/api/v1/signup", map[string]any{"email": 5, "password": "correct horse battery"}, "", 400, "web.bad_request", "email"},
+		{"malformed", "/api/v1/signup", `{"email":`, "", 400, "web.bad_request", ""},
+		{"trailing data", "/api/v1/signup", `{"email":"b@example.com"} {}`, "", 400, "web.bad_request", ""},
+		{"not json", "/api/v1/signup", `email=b@example.com`, "application/x-www-form-urlencoded", 415, "web.unsupported_media_type", ""},
+		{"too large", "/api/v1/signup", `{"email":"` + strings.Repeat("a", 70<<10) + `"}`, "", 413, "web.body_too_large", ""},
 		{"taken email", "/api/v1/signup", map[string]string{"email": "ALICE@example.com", "password": "correct horse battery"}, "", 409, "tenancy.email_taken", ""},
 		{"wrong password", "/api/v1/login", map[string]string{"email": "alice@example.com", "password": "wrong horse battery"}, "", 401, "tenancy.invalid_login", ""},
 		{"unknown user", "/api/v1/login", map[string]string{"email": "zed@example.com", "password": "correct horse battery"}, "", 401, "tenancy.invalid_login", ""},
@@ -146,7 +146,7 @@ func TestAuthModesAndCSRF(t *testing.T) {
 	// Cookie auth without the CSRF header: refused.
 	noHeader := &client{f: f, cookies: alice.cookies}
 	r = noHeader.mustStatus(noHeader.do("POST", "/api/v1/keys", key), 403)
-	if code, _ := r.errCode(t); code != "tenancy.csrf" {
+	if code, _ := r.errCode(t); code != "web.csrf_invalid" {
 		t.Fatalf("missing CSRF: %s", r.body)
 	}
 	// Header that does not match the cookie: refused.

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"strconv"
 	"time"
 
@@ -15,25 +14,12 @@ import (
 )
 
 // BudgetDeps are the budget surfaces' collaborators (GET/PUT
-// /api/v1/budgets and the console's /budgets). When either is nil those
-// answer 501.
+// /api/v1/budgets and the console's /budgets); both are required.
 type BudgetDeps struct {
 	// Settings reads and changes organisations' budget settings.
 	Settings *billing.OrgBudgets
 	// Spend reads what organisations and keys have spent.
 	Spend *billing.Budgets
-}
-
-// errBudgetsMissing is the answer when BudgetDeps are not configured.
-var errBudgetsMissing = errors.New("web: budgets are not available")
-
-// budgetsActor checks that budgets are configured and resolves the caller;
-// admin requires the admin or owner role.
-func (a *API) budgetsActor(c *fiber.Ctx, admin bool) (tenancy.Actor, error) {
-	if a.d.Budgets.Settings == nil || a.d.Budgets.Spend == nil {
-		return tenancy.Actor{}, errBudgetsMissing
-	}
-	return a.settingsActor(c, admin)
 }
 
 // budgetUsage is one budget and what was spent in its current period.
@@ -113,7 +99,7 @@ func (a *API) budgetState(ctx context.Context, act tenancy.Actor, now time.Time)
 // getBudgets handles GET /api/v1/budgets: the organisation's budgets and
 // spending this UTC day and month, and every key's.
 func (a *API) getBudgets(c *fiber.Ctx) error {
-	act, err := a.budgetsActor(c, false)
+	act, err := a.settingsActor(c, false)
 	if err != nil {
 		return a.fail(c, err)
 	}
@@ -170,7 +156,7 @@ func (r budgetsRequest) settings() (billing.OrgBudgetSettings, error) {
 // putBudgets handles PUT /api/v1/budgets (admins and owners): it replaces
 // the organisation's budget settings and answers like GET.
 func (a *API) putBudgets(c *fiber.Ctx) error {
-	act, err := a.budgetsActor(c, true)
+	act, err := a.settingsActor(c, true)
 	if err != nil {
 		return a.fail(c, err)
 	}

@@ -74,25 +74,6 @@ func TestCredentialsAPI(t *testing.T) {
 	}
 }
 
-func TestCredentialTestWithoutTester(t *testing.T) {
-	f := newFixture(t, withoutTester())
-	owner := f.browser()
-	owner.signup("owner@example.com", "Acme")
-	id := owner.mustStatus(owner.do("POST", "/api/v1/credentials", map[string]any{"provider": "openai", "secret": goodSecret}), 201).json(t)["id"].(string)
-	for _, r := range []*resp{
-		owner.do("POST", "/api/v1/credentials/"+id+"/test", nil),
-		owner.do("POST", "/api/v1/credentials", map[string]any{"provider": "anthropic", "secret": goodSecret, "test": true}),
-	} {
-		if r.status != 501 {
-			t.Fatalf("status %d: %s", r.status, r.body)
-		}
-		if code, _ := r.errCode(t); code != "tenancy.credential_test_unavailable" || !strings.Contains(string(r.body), "not available") {
-			t.Fatalf("501 body %s", r.body)
-		}
-	}
-	f.assertNeverSeen(goodSecret)
-}
-
 func TestCredentialRoles(t *testing.T) {
 	f := newFixture(t)
 	owner := f.browser()

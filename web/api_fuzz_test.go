@@ -39,7 +39,7 @@ func FuzzAdminAPI(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, which uint8, body []byte) {
-		fx := newFixture(t, withRouting(newRoutingStore(), 0), withTenantModels(t), withBudgets(newBudgets()))
+		fx := newFixture(t, withRouting(newRoutingStore(), 0), withBudgets(newBudgets()))
 		owner := fx.browser()
 		org := str(owner.signup("owner@fuzz.example", "Fuzz Org"), "org", "id")
 		key := str(owner.mustStatus(owner.do("POST", "/api/v1/keys", map[string]any{"name": "k", "scopes": []string{"inference"}}), 201).json(t), "key", "id")

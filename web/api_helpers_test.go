@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -49,46 +48,23 @@ type fixture struct {
 	bodies [][]byte // every response body, for leak checks
 }
 
-type fixtureOpt func(*web.APIDeps)
-
-func withoutTester() fixtureOpt                      { return func(d *web.APIDeps) { d.Tester = nil } }
-func withSecureCookies() fixtureOpt                  { return func(d *web.APIDeps) { d.CookieSecure = true } }
-func withLimiter(l *tenancy.LoginLimiter) fixtureOpt { return func(d *web.APIDeps) { d.Limiter = l } }
+func withSecureCookies() fixtureOpt                  { return func(d *deps) { d.CookieSecure = true } }
+func withLimiter(l *tenancy.LoginLimiter) fixtureOpt { return func(d *deps) { d.Limiter = l } }
 
 func newFixture(t *testing.T, opts ...fixtureOpt) *fixture {
 	t.Helper()
 	f := &fixture{t: t, store: tenancytest.NewMemory(), tester: &fakeTester{}, logs: &bytes.Buffer{}}
 	logger := slog.New(slog.NewJSONHandler(&lockedWriter{w: f.logs}, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	hasher := tenancy.NewHasher(tenancy.PasswordParams{Memory: 64, Time: 1, Threads: 1})
-	path := filepath.Join(t.TempDir(), "master.json")
-	if _, err := tenancy.EnsureDevKeyset(path); err != nil {
-		t.Fatal(err)
-	}
-	vault, err := tenancy.NewVault(tenancy.FileKeyset(path), f.store, tenancy.VaultConfig{Logger: logger})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sessions, err := tenancy.NewSessions(f.store, tenancy.SessionConfig{Secret: []byte(strings.Repeat("s", 40))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	auth := tenancy.NewAuthenticator(f.store, tenancy.AuthConfig{Logger: logger})
-	resolver := tenancy.NewCredentialResolver(f.store, vault, tenancy.ResolverConfig{})
-	deps := web.APIDeps{
-		Accounts:    tenancy.NewAccounts(f.store, tenancy.AccountsConfig{Hasher: hasher}),
-		Members:     tenancy.NewMembers(f.store, tenancy.MembersConfig{Hasher: hasher}),
-		Sessions:    sessions,
-		Keys:        tenancy.NewKeys(f.store, tenancy.KeysConfig{Auth: auth}),
-		Credentials: tenancy.NewCredentials(f.store, vault, tenancy.CredentialsConfig{Resolver: resolver}),
-		Limiter:     tenancy.NewLoginLimiter(tenancy.LoginLimitConfig{PerIP: tenancy.Rate{PerMinute: 1000, Burst: 1000}}),
-		Tester:      f.tester,
-		Logger:      logger,
-	}
+	d, _ := newDeps(t, f.store, logger, f.tester)
 	for _, o := range opts {
-		o(&deps)
+		o(&d)
+	}
+	api, err := web.NewAPI(d.Services, d.apiConfig())
+	if err != nil {
+		t.Fatal(err)
 	}
 	f.app = fiber.New(fiber.Config{DisableStartupMessage: true})
-	web.NewAPI(deps).Mount(f.app)
+	api.Mount(f.app)
 	return f
 }
 

@@ -65,11 +65,11 @@ func TestKeysAPI(t *testing.T) {
 	}{
 		{"alpha out of range", map[string]any{"alpha": 2}, "tenancy.invalid_input", "alpha"},
 		{"unknown budget mode", map[string]any{"budget_mode": "sometimes"}, "tenancy.invalid_input", "budget_mode"},
-		{"alpha wrong type", map[string]any{"alpha": "high"}, "tenancy.invalid_json", "alpha"},
+		{"alpha wrong type", map[string]any{"alpha": "high"}, "web.bad_request", "alpha"},
 		{"bad policy", map[string]any{"policy": "cheap"}, "tenancy.invalid_input", "policy"},
 		{"bad scope", map[string]any{"scopes": []string{"root"}}, "tenancy.invalid_input", "scopes"},
 		{"negative rpm", map[string]any{"rpm": -1}, "tenancy.invalid_input", "rpm"},
-		{"unknown field", map[string]any{"hash": "x"}, "tenancy.invalid_json", "hash"},
+		{"unknown field", map[string]any{"hash": "x"}, "web.bad_request", "hash"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := owner.mustStatus(owner.do("PATCH", "/api/v1/keys/"+id, tc.body), 400)

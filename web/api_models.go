@@ -168,9 +168,6 @@ func (a *API) deleteModel(c *fiber.Ctx) error {
 // organisation: a catalog model or one of its own models. It fails closed
 // when the organisation's models cannot be read.
 func (a *API) knownModel(ctx context.Context, orgID string) (func(string) bool, error) {
-	if a.d.TenantModels == nil {
-		return a.d.KnownModel, nil
-	}
 	set, err := a.d.TenantModels.Org(ctx, orgID)
 	if err != nil {
 		return nil, err

@@ -2,25 +2,7 @@ package web_test
 
 import (
 	"testing"
-
-	"github.com/heddle-gw/heddle/catalog"
-	"github.com/heddle-gw/heddle/internal/testdb"
-	"github.com/heddle-gw/heddle/tenantmodel"
-	tmsql "github.com/heddle-gw/heddle/tenantmodel/sqlstore"
-	"github.com/heddle-gw/heddle/web"
 )
-
-// withTenantModels serves /api/v1/providers and /api/v1/models from a real
-// SQLite store, keeping secrets with the fixture's credentials service.
-func withTenantModels(t *testing.T) fixtureOpt {
-	return func(d *web.APIDeps) {
-		cat, err := catalog.Default()
-		if err != nil {
-			t.Fatal(err)
-		}
-		d.TenantModels = tenantmodel.NewService(tmsql.New(testdb.SQLite(t).DB), d.Credentials, cat, tenantmodel.Config{})
-	}
-}
 
 func acmeModel() map[string]any {
 	return map[string]any{"id": "acme-llama", "provider": "acme", "upstream": "meta/llama-3-8b", "context_window": 8192,
@@ -30,7 +12,7 @@ func acmeModel() map[string]any {
 
 func TestTenantProvidersAndModelsAPI(t *testing.T) {
 	store := newRoutingStore()
-	f := newFixture(t, withTenantModels(t), withRouting(store, 0))
+	f := newFixture(t, withRouting(store, 0))
 	owner := f.browser()
 	org := str(owner.signup("owner@a.example", "Org A"), "org", "id")
 	secret := "sk-acme-0123456789"
@@ -133,15 +115,4 @@ func TestTenantProvidersAndModelsAPI(t *testing.T) {
 		t.Fatalf("the provider's credential outlived it: %v", got)
 	}
 	f.assertNeverSeen(secret)
-}
-
-func TestTenantModelsAPIUnconfigured(t *testing.T) {
-	f := newFixture(t)
-	owner := f.browser()
-	owner.signup("owner@a.example", "Org A")
-	for _, path := range []string{"/api/v1/providers", "/api/v1/models"} {
-		if r := owner.do("GET", path, nil); r.status != 501 {
-			t.Fatalf("%s without the service: %d %s", path, r.status, r.body)
-		}
-	}
 }

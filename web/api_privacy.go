@@ -14,18 +14,8 @@ import (
 
 // Errors of the privacy surfaces.
 var (
-	errPrivacyMissing    = errors.New("web: content storage is not available")
 	errContentUnreadable = errors.New("web: stored content was sealed under a replaced data key")
 )
-
-// privacyActor checks that content storage is configured and resolves the
-// caller; admin requires the admin or owner role.
-func (a *API) privacyActor(c *fiber.Ctx, admin bool) (tenancy.Actor, error) {
-	if a.d.Privacy == nil {
-		return tenancy.Actor{}, errPrivacyMissing
-	}
-	return a.settingsActor(c, admin)
-}
 
 // privacyView is the body of GET and PUT /api/v1/privacy.
 type privacyView struct {
@@ -74,7 +64,7 @@ func privacyError(err error) error {
 // getPrivacy handles GET /api/v1/privacy: whether the organisation stores
 // prompt and response content, and for how many days.
 func (a *API) getPrivacy(c *fiber.Ctx) error {
-	act, err := a.privacyActor(c, false)
+	act, err := a.settingsActor(c, false)
 	if err != nil {
 		return a.fail(c, err)
 	}
@@ -89,7 +79,7 @@ func (a *API) getPrivacy(c *fiber.Ctx) error {
 // storage off deletes nothing: stored content expires as planned (or is
 // deleted with DELETE /api/v1/privacy/content).
 func (a *API) putPrivacy(c *fiber.Ctx) error {
-	act, err := a.privacyActor(c, true)
+	act, err := a.settingsActor(c, true)
 	if err != nil {
 		return a.fail(c, err)
 	}
@@ -123,7 +113,7 @@ func (a *API) savePrivacy(ctx context.Context, act tenancy.Actor, s analytics.Pr
 // deleteContent handles DELETE /api/v1/privacy/content (admins and owners):
 // every stored prompt and response of the organisation is deleted now.
 func (a *API) deleteContent(c *fiber.Ctx) error {
-	act, err := a.privacyActor(c, true)
+	act, err := a.settingsActor(c, true)
 	if err != nil {
 		return a.fail(c, err)
 	}
@@ -170,7 +160,7 @@ func (a *API) requestContent(ctx context.Context, act tenancy.Actor, id string) 
 
 // getContent handles GET /api/v1/requests/{id}/content.
 func (a *API) getContent(c *fiber.Ctx) error {
-	act, err := a.privacyActor(c, false)
+	act, err := a.settingsActor(c, false)
 	if err != nil {
 		return a.fail(c, err)
 	}

@@ -13,7 +13,6 @@ import (
 	"github.com/heddle-gw/heddle/internal/testdb"
 	"github.com/heddle-gw/heddle/llm"
 	"github.com/heddle-gw/heddle/tenancy"
-	"github.com/heddle-gw/heddle/web"
 )
 
 // lateVault is a ContentSealer whose vault is set once the fixture's
@@ -44,7 +43,7 @@ func newPrivacyFixture(t *testing.T) privacyFixture {
 	t.Helper()
 	lv := &lateVault{}
 	contents := analytics.NewContents(anasql.New(testdb.SQLite(t).DB), lv, analytics.ContentsConfig{})
-	f := newFixture(t, func(d *web.APIDeps) { d.Privacy = contents })
+	f := newFixture(t, func(d *deps) { d.Privacy = contents })
 	path := filepath.Join(t.TempDir(), "content-master.json")
 	if _, err := tenancy.EnsureDevKeyset(path); err != nil {
 		t.Fatal(err)
@@ -140,17 +139,6 @@ func TestPrivacyAPI(t *testing.T) {
 	// The logs never carry the prompt.
 	if strings.Contains(p.logs.String(), "tell me a") {
 		t.Fatal("the logs contain the prompt")
-	}
-}
-
-func TestPrivacyAPIUnconfigured(t *testing.T) {
-	f := newFixture(t)
-	owner := f.browser()
-	owner.signup("owner@a.example", "Org A")
-	for _, r := range []struct{ method, path string }{{"GET", "/api/v1/privacy"}, {"GET", "/api/v1/requests/req_1/content"}, {"DELETE", "/api/v1/privacy/content"}} {
-		if code, _ := owner.mustStatus(owner.do(r.method, r.path, nil), 501).errCode(t); code != "analytics.privacy_not_configured" {
-			t.Errorf("%s %s: %s", r.method, r.path, code)
-		}
 	}
 }
 

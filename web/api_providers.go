@@ -1,7 +1,6 @@
 package web
 
 import (
-	"errors"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -9,9 +8,6 @@ import (
 	"github.com/heddle-gw/heddle/tenancy"
 	"github.com/heddle-gw/heddle/tenantmodel"
 )
-
-// errTenantModelsMissing: the deployment wired no tenant models service.
-var errTenantModelsMissing = errors.New("web: tenant providers and models are not available")
 
 // providerView is a tenant provider as the API shows it (never its secret).
 type providerView struct {
@@ -33,22 +29,10 @@ type providerRequest struct {
 	Secret  string `json:"secret"`
 }
 
-// tenantModels returns the service, or errTenantModelsMissing.
-func (a *API) tenantModels() (*tenantmodel.Service, error) {
-	if a.d.TenantModels == nil {
-		return nil, errTenantModelsMissing
-	}
-	return a.d.TenantModels, nil
-}
-
 // tenantActor returns the tenant models service and the caller.
 func (a *API) tenantActor(c *fiber.Ctx) (*tenantmodel.Service, tenancy.Actor, error) {
-	svc, err := a.tenantModels()
-	if err != nil {
-		return nil, tenancy.Actor{}, err
-	}
 	act, err := a.actor(c)
-	return svc, act, err
+	return a.d.TenantModels, act, err
 }
 
 // listProviders handles GET /api/v1/providers.

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
-	"errors"
 	"io"
 	"strconv"
 	"time"
@@ -16,10 +15,6 @@ import (
 	"github.com/heddle-gw/heddle/analytics"
 	"github.com/heddle-gw/heddle/tenancy"
 )
-
-// errReportsMissing is the answer of the cost report endpoints when no
-// analytics Reader is configured.
-var errReportsMissing = errors.New("web: cost reports are not available")
 
 // Cost report bounds and defaults (SPEC §9).
 const (
@@ -249,9 +244,6 @@ func sendCostReport(c *fiber.Ctx, rep costReport, format string) error {
 // current organisation's cost report for from..to (UTC dates, both
 // included) grouped by day, model, key, user or route, as JSON or CSV.
 func (a *API) costReport(c *fiber.Ctx) error {
-	if a.d.Reports == nil {
-		return a.fail(c, errReportsMissing)
-	}
 	act, err := a.actor(c)
 	if err != nil {
 		return a.fail(c, err)
@@ -263,7 +255,7 @@ func (a *API) costReport(c *fiber.Ctx) error {
 	if err != nil {
 		return a.fail(c, err)
 	}
-	rep, err := buildCostReport(c.UserContext(), a.d.Reports, act.OrgID, q)
+	rep, err := buildCostReport(c.UserContext(), a.d.Reader, act.OrgID, q)
 	if err != nil {
 		return a.fail(c, err)
 	}

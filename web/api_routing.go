@@ -15,10 +15,13 @@ import (
 
 // Errors of the routing settings endpoints.
 var (
-	errRoutingMissing  = errors.New("web: routing settings are not available")
 	errUploadMediaType = errors.New("web: content type must be application/x-ndjson or application/jsonl")
 	errTrainingBusy    = errors.New("web: another bundle is being trained")
 )
+
+// trainSlot lets one bundle training run at a time in this process, whether
+// it came through the admin API or the console: training is CPU-bound.
+var trainSlot = make(chan struct{}, 1)
 
 // routingView is an organisation's routing settings as the API shows them.
 type routingView struct {
@@ -61,15 +64,6 @@ type routingRequest struct {
 	Aliases map[string]string `json:"aliases"`
 }
 
-// routingActor checks that the routing stores are configured and resolves
-// the caller; admin requires the admin or owner role.
-func (a *API) routingActor(c *fiber.Ctx, admin bool) (tenancy.Actor, error) {
-	if a.d.RoutingSettings == nil || a.d.RoutingBundles == nil || a.d.KnownModel == nil {
-		return tenancy.Actor{}, errRoutingMissing
-	}
-	return a.settingsActor(c, admin)
-}
-
 // settingsActor resolves the caller of an organisation settings surface:
 // reading needs the read permission, changing (admin) the admin or owner
 // role.
@@ -104,7 +98,7 @@ func (a *API) routingState(c *fiber.Ctx, orgID string) error {
 // getRouting handles GET /api/v1/routing: the current organisation's
 // routing settings and its trained bundles.
 func (a *API) getRouting(c *fiber.Ctx) error {
-	act, err := a.routingActor(c, false)
+	act, err := a.settingsActor(c, false)
 	if err != nil {
 		return a.fail(c, err)
 	}
@@ -115,7 +109,7 @@ func (a *API) getRouting(c *fiber.Ctx) error {
 // settings. bundle_id must name one of the organisation's bundles, or be ""
 // for the default bundle.
 func (a *API) putRouting(c *fiber.Ctx) error {
-	act, err := a.routingActor(c, true)
+	act, err := a.settingsActor(c, true)
 	if err != nil {
 		return a.fail(c, err)
 	}
@@ -156,9 +150,7 @@ func (a *API) saveRouting(ctx context.Context, act tenancy.Actor, s routing.OrgS
 	if err := a.d.RoutingSettings.PutSettings(ctx, act.OrgID, s); err != nil {
 		return err
 	}
-	if a.d.RoutingChanged != nil {
-		a.d.RoutingChanged(act.OrgID)
-	}
+	a.d.RoutingChanged(act.OrgID)
 	a.d.Logger.InfoContext(ctx, "routing settings updated", "org_id", act.OrgID, "user_id", act.UserID,
 		"bundle_id", s.BundleID, "allow", len(s.Allow), "deny", len(s.Deny), "cache_bypass", s.CacheBypass, "aliases", len(s.Aliases), "via", via)
 	return nil
@@ -168,7 +160,7 @@ func (a *API) saveRouting(ctx context.Context, act tenancy.Actor, s routing.OrgS
 // body is JSONL evaluation data; a bundle is trained synchronously, stored,
 // and described. It is not activated (PUT bundle_id does that).
 func (a *API) uploadBundle(c *fiber.Ctx) error {
-	act, err := a.routingActor(c, true)
+	act, err := a.settingsActor(c, true)
 	if err != nil {
 		return a.fail(c, err)
 	}
@@ -202,8 +194,8 @@ func (a *API) trainBundle(ctx context.Context, act tenancy.Actor, body []byte, v
 		return trainedBundle{}, errBodyTooLarge
 	}
 	select {
-	case a.trainSlot <- struct{}{}:
-		defer func() { <-a.trainSlot }()
+	case trainSlot <- struct{}{}:
+		defer func() { <-trainSlot }()
 	default:
 		return trainedBundle{}, errTrainingBusy
 	}

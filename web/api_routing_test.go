@@ -76,7 +76,7 @@ func (s *routingStore) ListBundles(_ context.Context, org string) ([]routing.Bun
 var testModels = []string{"claude-haiku-4-5", "claude-sonnet-4-5", "gpt-5-mini"}
 
 func withRouting(s *routingStore, maxBytes int64) fixtureOpt {
-	return func(d *web.APIDeps) {
+	return func(d *deps) {
 		d.RoutingSettings, d.RoutingBundles = s, s
 		d.KnownModel = func(m string) bool { return slices.Contains(testModels, m) }
 		d.RoutingChanged = func(org string) { s.changed = append(s.changed, org) }
@@ -129,15 +129,6 @@ func (r *resp) wantError(t *testing.T, status int, code, field string) {
 	}
 }
 
-func TestRoutingNotConfigured(t *testing.T) {
-	f := newFixture(t)
-	a := f.browser()
-	a.signup("alice@a.example", "Org A")
-	a.do("GET", "/api/v1/routing", nil).wantError(t, 501, "routing.not_configured", "")
-	a.do("PUT", "/api/v1/routing", map[string]any{"alpha": 0.5}).wantError(t, 501, "routing.not_configured", "")
-	a.upload(evalJSONL(60), "application/x-ndjson").wantError(t, 501, "routing.not_configured", "")
-}
-
 func TestRoutingRoles(t *testing.T) {
 	store := newRoutingStore()
 	f := newFixture(t, withRouting(store, 0))
@@ -187,11 +178,11 @@ func TestRoutingValidation(t *testing.T) {
 		code, field string
 	}{
 		{"alpha above 1", map[string]any{"alpha": 1.5}, 400, "routing.invalid_settings", "alpha"},
-		{"alpha not a number", map[string]any{"alpha": "high"}, 400, "tenancy.invalid_json", "alpha"},
+		{"alpha not a number", map[string]any{"alpha": "high"}, 400, "web.bad_request", "alpha"},
 		{"unknown allowed model", map[string]any{"allow": []string{"gpt-5-mini", "claude-haiku-4-5", "gpt-9"}}, 400, "routing.invalid_settings", "allow[2]"},
 		{"allowed and denied", map[string]any{"allow": []string{"gpt-5-mini"}, "deny": []string{"gpt-5-mini"}}, 400, "routing.invalid_settings", "deny[0]"},
 		{"unknown bundle", map[string]any{"bundle_id": "org-0123456789abcdef"}, 400, "routing.invalid_settings", "bundle_id"},
-		{"unknown field", map[string]any{"beta": 3}, 400, "tenancy.invalid_json", "beta"},
+		{"unknown field", map[string]any{"beta": 3}, 400, "web.bad_request", "beta"},
 		{"alias to an unknown model", map[string]any{"aliases": map[string]string{"claude-opus-5-5": "claude-opus-9"}}, 400, "routing.invalid_settings", `aliases["claude-opus-5-5"]`},
 		{"alias named auto", map[string]any{"aliases": map[string]string{"Auto": "gpt-5-mini"}}, 400, "routing.invalid_settings", `aliases["auto"]`},
 		{"alias names equal but for case", map[string]any{"aliases": map[string]string{"x": "auto", "X": "auto"}}, 400, "routing.invalid_settings", `aliases["x"]`},
@@ -210,7 +201,7 @@ func TestRoutingValidation(t *testing.T) {
 		{"json content type", "application/json", evalJSONL(60), 415, "routing.unsupported_media_type", ""},
 		{"unknown model", "application/x-ndjson", bad, 422, "routing.invalid_data", "line 61: scores.gpt-9"},
 		{"too few samples", "application/x-ndjson", evalJSONL(20), 422, "routing.invalid_data", "body"},
-		{"too large", "application/x-ndjson", evalJSONL(400), 413, "tenancy.body_too_large", ""},
+		{"too large", "application/x-ndjson", evalJSONL(400), 413, "web.body_too_large", ""},
 	} {
 		t.Run("POST "+tc.name, func(t *testing.T) {
 			a.upload(tc.body, tc.ctype).wantError(t, tc.status, tc.code, tc.field)

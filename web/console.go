@@ -1,56 +1,74 @@
 package web
 
 import (
-	"context"
 	"crypto/rand"
 	"encoding/base64"
+	"fmt"
 	"log/slog"
 	"time"
 
 	"github.com/a-h/templ"
 	"github.com/gofiber/fiber/v2"
 
-	"github.com/heddle-gw/heddle/analytics"
-	"github.com/heddle-gw/heddle/catalog"
+	"github.com/heddle-gw/heddle/routing"
 	"github.com/heddle-gw/heddle/web/views/layout"
 )
 
-// ConsoleDeps are the console's collaborators. API is required: the console
-// uses its tenancy services (accounts, sessions, keys, credentials, the
-// log-in limiter) and sets the same session cookies. Reader nil makes the
-// dashboard and requests pages say analytics is unavailable.
-type ConsoleDeps struct {
-	API    *API
-	Reader analytics.Reader
-	Logger *slog.Logger // nil means the API's logger
+// ConsoleConfig are the console's settings (its services are Services).
+type ConsoleConfig struct {
+	Logger *slog.Logger // nil discards
+	// CookieSecure marks session cookies Secure (set it behind HTTPS).
+	CookieSecure bool
+	// MaxBundleBytes bounds an uploaded evaluation data set; 0 means
+	// routing.DefaultOrgMaxBytes. The fiber app's BodyLimit must allow it.
+	MaxBundleBytes int64
 	// Now is the clock of the dashboard's period; nil means time.Now.
 	Now func() time.Time
 	// DashboardDays is the dashboard's period in days; 0 means 7.
 	DashboardDays int
-	// Models lists the models an organisation's keys may ask for (the
-	// Models page); nil leaves that list out.
-	Models func(ctx context.Context, orgID string) ([]catalog.Model, error)
+}
+
+// consoleDeps are what the console's handlers reach: its services and
+// settings.
+type consoleDeps struct {
+	Services
+	ConsoleConfig
 }
 
 // Console is the server-rendered web console (templ + htmx). Build it with
 // NewConsole and Mount it.
 type Console struct {
-	d   ConsoleDeps
+	d consoleDeps
+	// api holds the operations the console shares with the admin API (the
+	// caller's actor, session cookies, budget and routing changes), built
+	// over the console's own Services; it is never mounted.
 	api *API
 }
 
-// NewConsole returns the console over deps.
-func NewConsole(d ConsoleDeps) *Console {
-	if d.Logger == nil {
-		d.Logger = d.API.d.Logger
+// NewConsole returns the console over s (the same Services as the admin
+// API's), or an error wrapping ErrMissingService naming every service s
+// lacks.
+func NewConsole(s Services, cfg ConsoleConfig) (*Console, error) {
+	if err := s.validate(); err != nil {
+		return nil, fmt.Errorf("web: console: %w", err)
 	}
-	if d.Now == nil {
-		d.Now = time.Now
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	if d.DashboardDays <= 0 {
-		d.DashboardDays = 7
+	if cfg.MaxBundleBytes <= 0 {
+		cfg.MaxBundleBytes = routing.DefaultOrgMaxBytes
 	}
-	return &Console{d: d, api: d.API}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.DashboardDays <= 0 {
+		cfg.DashboardDays = 7
+	}
+	api, err := NewAPI(s, APIConfig{Logger: cfg.Logger, CookieSecure: cfg.CookieSecure, MaxBundleBytes: cfg.MaxBundleBytes})
+	if err != nil {
+		return nil, err
+	}
+	return &Console{d: consoleDeps{Services: s, ConsoleConfig: cfg}, api: api}, nil
 }
 
 // Mount registers the console's routes on r: / (redirect), /login,

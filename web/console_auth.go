@@ -52,15 +52,15 @@ func (c *Console) login(ctx *fiber.Ctx) error {
 // startSession checks the rate limit and the password and starts a session
 // in the user's oldest organisation.
 func (c *Console) startSession(ctx *fiber.Ctx, email, password string) (*tenancy.Tokens, error) {
-	if err := c.api.d.Limiter.Allow(utils.CopyString(ctx.IP()), email); err != nil {
+	if err := c.d.Limiter.Allow(utils.CopyString(ctx.IP()), email); err != nil {
 		return nil, err
 	}
 	uctx := ctx.UserContext()
-	u, err := c.api.d.Accounts.Login(uctx, email, password)
+	u, err := c.d.Accounts.Login(uctx, email, password)
 	if err != nil {
 		return nil, err
 	}
-	orgs, err := c.api.d.Accounts.Orgs(uctx, u.ID)
+	orgs, err := c.d.Accounts.Orgs(uctx, u.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -68,7 +68,7 @@ func (c *Console) startSession(ctx *fiber.Ctx, email, password string) (*tenancy
 	if len(orgs) > 0 {
 		orgID = orgs[0].Org.ID
 	}
-	return c.api.d.Sessions.Start(uctx, u.ID, orgID)
+	return c.d.Sessions.Start(uctx, u.ID, orgID)
 }
 
 // signupPage handles GET /signup.
@@ -89,15 +89,15 @@ func (c *Console) signup(ctx *fiber.Ctx) error {
 		OrgName: formValue(ctx, "org_name"),
 	}
 	uctx := ctx.UserContext()
-	err := c.api.d.Limiter.Allow(utils.CopyString(ctx.IP()), in.Email)
+	err := c.d.Limiter.Allow(utils.CopyString(ctx.IP()), in.Email)
 	var u *tenancy.User
 	var o *tenancy.Org
 	if err == nil {
-		u, o, err = c.api.d.Accounts.Signup(uctx, in)
+		u, o, err = c.d.Accounts.Signup(uctx, in)
 	}
 	var tok *tenancy.Tokens
 	if err == nil {
-		tok, err = c.api.d.Sessions.Start(uctx, u.ID, o.ID)
+		tok, err = c.d.Sessions.Start(uctx, u.ID, o.ID)
 	}
 	if err != nil {
 		status, msg, _ := c.errorText(ctx, err)
@@ -118,7 +118,7 @@ func (c *Console) signup(ctx *fiber.Ctx) error {
 // logout handles POST /logout: the session is revoked server-side and the
 // cookies cleared.
 func (c *Console) logout(ctx *fiber.Ctx) error {
-	if err := c.api.d.Sessions.Revoke(ctx.UserContext(), AuthOf(ctx).SessionID); err != nil {
+	if err := c.d.Sessions.Revoke(ctx.UserContext(), AuthOf(ctx).SessionID); err != nil {
 		return c.fail(ctx, err)
 	}
 	c.api.clearSessionCookies(ctx)

@@ -10,7 +10,7 @@ import (
 )
 
 func TestConsoleAnonymous(t *testing.T) {
-	f := newConsoleFixture(t, true)
+	f := newConsoleFixture(t)
 	v := f.visitor()
 	for _, tc := range []struct {
 		name, path string
@@ -43,7 +43,7 @@ func TestConsoleAnonymous(t *testing.T) {
 }
 
 func TestConsoleSecurityHeadersAndAssets(t *testing.T) {
-	f := newConsoleFixture(t, true)
+	f := newConsoleFixture(t)
 	v := f.visitor()
 	p := v.get("/login", nil)
 	csp := p.header.Get("Content-Security-Policy")
@@ -76,7 +76,7 @@ func TestConsoleSecurityHeadersAndAssets(t *testing.T) {
 }
 
 func TestConsoleSignup(t *testing.T) {
-	f := newConsoleFixture(t, true)
+	f := newConsoleFixture(t)
 	taken := f.visitor()
 	taken.signup("taken@example.com")
 	for _, tc := range []struct {
@@ -135,7 +135,7 @@ func TestConsoleSignup(t *testing.T) {
 }
 
 func TestConsoleLoginLogout(t *testing.T) {
-	f := newConsoleFixture(t, true)
+	f := newConsoleFixture(t)
 	f.visitor().signup("alice@example.com")
 	for _, tc := range []struct {
 		name, pw, next string
@@ -181,7 +181,7 @@ func TestConsoleLoginLogout(t *testing.T) {
 }
 
 func TestConsoleExpiredAccessTokenRefreshes(t *testing.T) {
-	f := newConsoleFixture(t, true)
+	f := newConsoleFixture(t)
 	v := f.visitor()
 	v.signup("refresh@example.com")
 	v.cookies[web.SessionCookie] = "garbage.token.value"
@@ -195,7 +195,7 @@ func TestConsoleExpiredAccessTokenRefreshes(t *testing.T) {
 }
 
 func TestConsoleLeavesOtherPathsAlone(t *testing.T) {
-	f := newConsoleFixture(t, true)
+	f := newConsoleFixture(t)
 	v := f.visitor()
 	for _, path := range []string{"/v1/nope", "/healthz-not", "/static/x"} {
 		p := v.get(path, nil)

@@ -67,7 +67,7 @@ func (c *Console) renderBudgets(ctx *fiber.Ctx, status int, content bview.Conten
 // budgetsPage handles GET /budgets: the organisation's budgets and spending
 // (editable by admins and owners) and every key's.
 func (c *Console) budgetsPage(ctx *fiber.Ctx) error {
-	act, err := c.api.budgetsActor(ctx, false)
+	act, err := c.api.settingsActor(ctx, false)
 	if err != nil {
 		return c.fail(ctx, err)
 	}
@@ -113,7 +113,7 @@ func budgetFieldErrors(err error) (map[string]string, string) {
 // organisation's budgets through the admin API's validation. An invalid
 // form re-renders with 422 and changes nothing.
 func (c *Console) saveBudgets(ctx *fiber.Ctx) error {
-	act, err := c.api.budgetsActor(ctx, true)
+	act, err := c.api.settingsActor(ctx, true)
 	if err != nil {
 		return c.fail(ctx, err)
 	}

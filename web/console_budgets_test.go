@@ -35,7 +35,7 @@ func budgetKeyID(t *testing.T, v *visitor, name string) string {
 
 func TestConsoleBudgetsPage(t *testing.T) {
 	b := newBudgets()
-	f := newConsoleFixture(t, true, withBudgets(b))
+	f := newConsoleFixture(t, withBudgets(b))
 	v := f.visitor()
 	org := v.signup("budget@example.com")
 
@@ -171,7 +171,7 @@ func consoleInvite(t *testing.T, f *consoleFixture, owner *visitor, org, email, 
 
 func TestConsoleBudgetsReadOnly(t *testing.T) {
 	b := newBudgets()
-	f := newConsoleFixture(t, true, withBudgets(b))
+	f := newConsoleFixture(t, withBudgets(b))
 	owner := f.visitor()
 	org := owner.signup("owner@example.com")
 	member := consoleInvite(t, f, owner, org, "dev@example.com", "member")
@@ -189,15 +189,9 @@ func TestConsoleBudgetsReadOnly(t *testing.T) {
 }
 
 func TestConsoleBudgetsUnavailable(t *testing.T) {
-	f := newConsoleFixture(t, true)
-	v := f.visitor()
-	v.signup("nobudgets@example.com")
-	if p := v.get("/budgets", nil); p.status != 501 || p.tid("error-panel").Length() != 1 || !p.isFullPage() {
-		t.Fatalf("no budget services: %d %s", p.status, p.body)
-	}
 	b := newBudgets()
-	f = newConsoleFixture(t, true, withBudgets(b))
-	v = f.visitor()
+	f := newConsoleFixture(t, withBudgets(b))
+	v := f.visitor()
 	v.signup("down@example.com")
 	b.store.Fail(context.DeadlineExceeded)
 	if p := v.get("/budgets", htmx); p.status != 503 || p.tid("error-panel").Length() != 1 || p.isFullPage() {

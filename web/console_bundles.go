@@ -21,7 +21,7 @@ const bundleHashChars = 12
 // stored settings' bundle, marked active) and, when f is editable, the
 // training form train.
 func (c *Console) routingContent(ctx *fiber.Ctx, orgID, activeID string, f rview.FormProps, train rview.TrainProps) (rview.ContentProps, error) {
-	bs, err := c.api.d.RoutingBundles.ListBundles(ctx.UserContext(), orgID)
+	bs, err := c.d.RoutingBundles.ListBundles(ctx.UserContext(), orgID)
 	if err != nil {
 		return rview.ContentProps{}, err
 	}
@@ -44,7 +44,7 @@ func (c *Console) routingContent(ctx *fiber.Ctx, orgID, activeID string, f rview
 // trainForm is the empty training form with the bounds the API applies.
 func (c *Console) trainForm(csrf string) rview.TrainProps {
 	return rview.TrainProps{
-		CSRF: csrf, MaxBytes: byteSize(c.api.d.MaxBundleBytes),
+		CSRF: csrf, MaxBytes: byteSize(c.d.MaxBundleBytes),
 		MinSamples: routing.DefaultOrgMinSamples, MaxSamples: routing.DefaultOrgMaxSamples,
 	}
 }
@@ -67,7 +67,7 @@ func byteSize(n int64) string {
 // activated. A refused upload re-renders the page with 4xx and the reason,
 // naming the line and field, in the training card.
 func (c *Console) trainBundle(ctx *fiber.Ctx) error {
-	act, err := c.api.routingActor(ctx, true)
+	act, err := c.api.settingsActor(ctx, true)
 	if err != nil {
 		return c.fail(ctx, err)
 	}
@@ -90,7 +90,7 @@ func (c *Console) trainBundle(ctx *fiber.Ctx) error {
 			strconv.Itoa(t.Info.Samples) + " samples, models " + strings.Join(t.Info.Models, ", ") +
 			"; select it as the active bundle above and save to activate it."
 	}
-	s, err := c.api.d.RoutingSettings.GetSettings(ctx.UserContext(), act.OrgID)
+	s, err := c.d.RoutingSettings.GetSettings(ctx.UserContext(), act.OrgID)
 	if err != nil {
 		return c.fail(ctx, err)
 	}
@@ -108,7 +108,7 @@ func (c *Console) uploadedFile(ctx *fiber.Ctx, name string) ([]byte, error) {
 	if err != nil || (fh.Filename == "" && fh.Size == 0) {
 		return nil, &formError{field: name, msg: "choose a JSONL file to upload"}
 	}
-	limit := c.api.d.MaxBundleBytes
+	limit := c.d.MaxBundleBytes
 	if fh.Size > limit {
 		return nil, errBodyTooLarge
 	}
@@ -134,7 +134,7 @@ func (c *Console) trainError(err error) (status int, msg string, ok bool) {
 	case errors.As(err, &fe):
 		return fiber.StatusUnprocessableEntity, prefix + fe.field + ": " + fe.msg + ".", true
 	case errors.Is(err, errBodyTooLarge):
-		return fiber.StatusRequestEntityTooLarge, prefix + "file: larger than " + byteSize(c.api.d.MaxBundleBytes) + ".", true
+		return fiber.StatusRequestEntityTooLarge, prefix + "file: larger than " + byteSize(c.d.MaxBundleBytes) + ".", true
 	case errors.Is(err, errTrainingBusy):
 		return fiber.StatusTooManyRequests, prefix + "another bundle is being trained on this deployment; try again in a minute.", true
 	case errors.As(err, &rf) && (errors.Is(err, routing.ErrData) || errors.Is(err, routing.ErrDataTooLarge)):

@@ -68,7 +68,7 @@ func (v *visitor) clone() *visitor {
 
 func TestConsoleTrainBundle(t *testing.T) {
 	store := newRoutingStore()
-	f := newConsoleFixture(t, true, withRouting(store, 0))
+	f := newConsoleFixture(t, withRouting(store, 0))
 	v := f.visitor()
 	org := v.signup("trainer@example.com")
 
@@ -126,7 +126,7 @@ func TestConsoleTrainBundle(t *testing.T) {
 
 func TestConsoleTrainBundleRefused(t *testing.T) {
 	store := newRoutingStore()
-	f := newConsoleFixture(t, true, withRouting(store, 40<<10))
+	f := newConsoleFixture(t, withRouting(store, 40<<10))
 	v := f.visitor()
 	org := v.signup("refused@example.com")
 	valid := evalJSONL(60)
@@ -186,7 +186,7 @@ func (b *blockingBundles) PutBundle(ctx context.Context, org string, bundle *rou
 func TestConsoleTrainBundleBusy(t *testing.T) {
 	store := newRoutingStore()
 	blocking := &blockingBundles{routingStore: store, entered: make(chan struct{}, 1), release: make(chan struct{})}
-	f := newConsoleFixture(t, true, withRouting(store, 0), func(d *web.APIDeps) { d.RoutingBundles = blocking })
+	f := newConsoleFixture(t, withRouting(store, 0), func(d *deps) { d.RoutingBundles = blocking })
 	a, b := f.visitor(), f.visitor()
 	orgA := a.signup("first@example.com")
 	orgB := b.signup("second@example.com")
@@ -212,7 +212,7 @@ func TestConsoleTrainBundleBusy(t *testing.T) {
 
 func TestConsoleTrainBundleAccess(t *testing.T) {
 	store := newRoutingStore()
-	f := newConsoleFixture(t, true, withRouting(store, 0))
+	f := newConsoleFixture(t, withRouting(store, 0))
 	owner := f.visitor()
 	org := owner.signup("owner@example.com")
 	if p := owner.train(evalJSONL(60), true, htmx); p.status != 200 {

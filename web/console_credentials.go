@@ -13,7 +13,7 @@ import (
 
 // credentialRows lists the organisation's credentials (never secrets).
 func (c *Console) credentialRows(ctx *fiber.Ctx, act tenancy.Actor) ([]credentials.Row, error) {
-	cs, err := c.api.d.Credentials.List(ctx.UserContext(), act)
+	cs, err := c.d.Credentials.List(ctx.UserContext(), act)
 	if err != nil {
 		return nil, err
 	}
@@ -61,7 +61,7 @@ func (c *Console) addCredential(ctx *fiber.Ctx) error {
 		Label: formValue(ctx, "label"), BaseURL: formValue(ctx, "base_url"),
 	}
 	uctx := ctx.UserContext()
-	cred, err := c.api.d.Credentials.Add(uctx, act, tenancy.CredentialInput{
+	cred, err := c.d.Credentials.Add(uctx, act, tenancy.CredentialInput{
 		Provider: form.Provider, Label: form.Label, Secret: utils.CopyString(ctx.FormValue("secret")), BaseURL: form.BaseURL,
 	})
 	if err != nil {
@@ -103,7 +103,7 @@ func (c *Console) deleteCredential(ctx *fiber.Ctx) error {
 		return c.fail(ctx, err)
 	}
 	id := param(ctx, "id")
-	if err := c.api.d.Credentials.Delete(ctx.UserContext(), act, id); err != nil {
+	if err := c.d.Credentials.Delete(ctx.UserContext(), act, id); err != nil {
 		return c.fail(ctx, err)
 	}
 	c.d.Logger.InfoContext(ctx.UserContext(), "credential deleted", "org_id", act.OrgID, "credential_id", id, "via", "console")

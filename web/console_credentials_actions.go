@@ -37,11 +37,11 @@ func (c *Console) testCredential(ctx *fiber.Ctx) error {
 	}
 	uctx := ctx.UserContext()
 	id := param(ctx, "id")
-	cred, err := c.api.d.Credentials.Get(uctx, act, id)
+	cred, err := c.d.Credentials.Get(uctx, act, id)
 	if err != nil {
 		return c.fail(ctx, err)
 	}
-	s, err := c.api.d.Credentials.Reveal(uctx, act, id)
+	s, err := c.d.Credentials.Reveal(uctx, act, id)
 	if err == nil {
 		err = c.api.runTest(uctx, act.OrgID, s.Provider, s.BaseURL, s.Value)
 	}
@@ -76,7 +76,7 @@ func (c *Console) rotateCredential(ctx *fiber.Ctx) error {
 	}
 	uctx := ctx.UserContext()
 	id := param(ctx, "id")
-	cur, err := c.api.d.Credentials.Get(uctx, act, id)
+	cur, err := c.d.Credentials.Get(uctx, act, id)
 	if err != nil {
 		return c.fail(ctx, err)
 	}
@@ -86,7 +86,7 @@ func (c *Console) rotateCredential(ctx *fiber.Ctx) error {
 	}
 	var cred *tenancy.Credential
 	if err == nil {
-		cred, err = c.api.d.Credentials.Rotate(uctx, act, id, secret)
+		cred, err = c.d.Credentials.Rotate(uctx, act, id, secret)
 	}
 	if err != nil {
 		_, msg, known := consoleError(err)
@@ -116,7 +116,7 @@ func (c *Console) testNewSecret(ctx *fiber.Ctx, act tenancy.Actor, cur *tenancy.
 	if !act.Can(tenancy.PermManageCredentials) {
 		return tenancy.ErrForbidden
 	}
-	checked, err := c.api.d.Credentials.CheckInput(tenancy.CredentialInput{Provider: cur.Provider, Secret: secret, BaseURL: cur.BaseURL})
+	checked, err := c.d.Credentials.CheckInput(tenancy.CredentialInput{Provider: cur.Provider, Secret: secret, BaseURL: cur.BaseURL})
 	if err != nil {
 		return err
 	}

@@ -6,11 +6,9 @@ import (
 	"testing"
 
 	"github.com/PuerkitoBio/goquery"
-
-	"github.com/heddle-gw/heddle/web"
 )
 
-func withTester(ft *fakeTester) fixtureOpt { return func(d *web.APIDeps) { d.Tester = ft } }
+func withTester(ft *fakeTester) fixtureOpt { return func(d *deps) { d.Tester = ft } }
 
 // addCredential adds a credential through the console and returns its id.
 func (v *visitor) addCredential(provider, secret string) string {
@@ -34,7 +32,7 @@ func (v *visitor) addCredential(provider, secret string) string {
 
 func TestConsoleCredentialTest(t *testing.T) {
 	ft := &fakeTester{}
-	f := newConsoleFixture(t, true, withTester(ft))
+	f := newConsoleFixture(t, withTester(ft))
 	v := f.visitor()
 	v.signup("tester@example.com")
 	good := v.addCredential("openai", "sk-ok-good-credential-1234")
@@ -89,20 +87,9 @@ func TestConsoleCredentialTest(t *testing.T) {
 	}
 }
 
-func TestConsoleCredentialTestUnavailable(t *testing.T) {
-	f := newConsoleFixture(t, true)
-	v := f.visitor()
-	v.signup("notester@example.com")
-	id := v.addCredential("openai", "sk-ok-good-credential-1234")
-	p := v.post("/credentials/"+id+"/test", nil, htmx)
-	if p.status != 501 || p.text("credential-test-reason") != "credential testing is not available on this deployment" {
-		t.Errorf("no tester: %d %s", p.status, p.body)
-	}
-}
-
 func TestConsoleCredentialRotate(t *testing.T) {
 	ft := &fakeTester{}
-	f := newConsoleFixture(t, true, withTester(ft))
+	f := newConsoleFixture(t, withTester(ft))
 	v := f.visitor()
 	v.signup("rotate@example.com")
 	id := v.addCredential("openai", "sk-ok-first-secret-AAAA")

@@ -7,7 +7,7 @@ import (
 )
 
 func TestConsoleCredentials(t *testing.T) {
-	f := newConsoleFixture(t, true)
+	f := newConsoleFixture(t)
 	v := f.visitor()
 	v.signup("byok@example.com")
 	const secret = "sk-console-SECRET-9f8e7d6c5b4a"

@@ -10,7 +10,7 @@ import (
 )
 
 func TestConsoleDashboardLatencyAndCache(t *testing.T) {
-	f := newConsoleFixture(t, true)
+	f := newConsoleFixture(t)
 	v := f.visitor()
 	org := v.signup("latency@example.com")
 	withLat := func(r analytics.Request, ms float64, hit bool) analytics.Request {

@@ -21,9 +21,6 @@ import (
 
 // Errors of the console (the admin API's are in errors.go).
 var (
-	// errAnalyticsMissing is the console's answer when no analytics Reader
-	// is configured.
-	errAnalyticsMissing = errors.New("web: analytics are not available on this deployment")
 	// errFormInput is wrapped by formError: a form field the console itself
 	// could not parse.
 	errFormInput = errors.New("web: invalid form input")
@@ -48,7 +45,6 @@ var consoleErrors = []struct {
 	{analytics.ErrNotFound, fiber.StatusNotFound, "No request with that id in this organisation."},
 	{analytics.ErrInvalidCursor, fiber.StatusBadRequest, "That page link is no longer valid; start from the first page."},
 	{analytics.ErrInvalidRange, fiber.StatusBadRequest, "The time range ends before it starts."},
-	{errAnalyticsMissing, fiber.StatusNotImplemented, "Analytics are not available on this deployment."},
 	{errFormInput, fiber.StatusUnprocessableEntity, "Please correct the field marked below."},
 	{errFormToken, fiber.StatusForbidden, "The form expired; reload the page and try again."},
 	{errCSRF, fiber.StatusForbidden, "Missing or invalid CSRF token; reload the page and try again."},

@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -33,47 +32,27 @@ type consoleFixture struct {
 	reader   *analyticstest.Store
 }
 
-// newConsoleFixture builds the fixture; opts adjust the admin API's
-// dependencies (e.g. withRouting).
-func newConsoleFixture(t *testing.T, withReader bool, opts ...fixtureOpt) *consoleFixture {
+// newConsoleFixture builds the fixture; opts adjust the services and
+// settings (e.g. withRouting).
+func newConsoleFixture(t *testing.T, opts ...fixtureOpt) *consoleFixture {
 	t.Helper()
-	store := tenancytest.NewMemory()
-	logger := slog.New(slog.DiscardHandler)
-	hasher := tenancy.NewHasher(tenancy.PasswordParams{Memory: 64, Time: 1, Threads: 1})
-	path := filepath.Join(t.TempDir(), "master.json")
-	if _, err := tenancy.EnsureDevKeyset(path); err != nil {
-		t.Fatal(err)
-	}
-	vault, err := tenancy.NewVault(tenancy.FileKeyset(path), store, tenancy.VaultConfig{Logger: logger})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sessions, err := tenancy.NewSessions(store, tenancy.SessionConfig{Secret: []byte(strings.Repeat("s", 40))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	auth := tenancy.NewAuthenticator(store, tenancy.AuthConfig{Logger: logger})
-	f := &consoleFixture{t: t, accounts: tenancy.NewAccounts(store, tenancy.AccountsConfig{Hasher: hasher}), reader: analyticstest.NewStore()}
-	apiDeps := web.APIDeps{
-		Accounts: f.accounts, Members: tenancy.NewMembers(store, tenancy.MembersConfig{Hasher: hasher}),
-		Sessions: sessions, Keys: tenancy.NewKeys(store, tenancy.KeysConfig{Auth: auth}),
-		Credentials: tenancy.NewCredentials(store, vault, tenancy.CredentialsConfig{
-			Resolver: tenancy.NewCredentialResolver(store, vault, tenancy.ResolverConfig{}),
-		}),
-		Limiter: tenancy.NewLoginLimiter(tenancy.LoginLimitConfig{PerIP: tenancy.Rate{PerMinute: 1000, Burst: 1000}}),
-		Logger:  logger,
-	}
+	d, sf := newDeps(t, tenancytest.NewMemory(), slog.New(slog.DiscardHandler), &fakeTester{})
 	for _, o := range opts {
-		o(&apiDeps)
+		o(&d)
 	}
-	api := web.NewAPI(apiDeps)
-	deps := web.ConsoleDeps{API: api, Logger: logger, Now: func() time.Time { return consoleNow }}
-	if withReader {
-		deps.Reader = f.reader
+	f := &consoleFixture{t: t, accounts: d.Accounts, reader: sf.reader}
+	api, err := web.NewAPI(d.Services, d.apiConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	console, err := web.NewConsole(d.Services, web.ConsoleConfig{Logger: d.Logger, CookieSecure: d.CookieSecure,
+		MaxBundleBytes: d.MaxBundleBytes, Now: func() time.Time { return consoleNow }})
+	if err != nil {
+		t.Fatal(err)
 	}
 	f.app = fiber.New(fiber.Config{DisableStartupMessage: true})
 	api.Mount(f.app)
-	web.NewConsole(deps).Mount(f.app)
+	console.Mount(f.app)
 	return f
 }
 

@@ -37,7 +37,7 @@ func (c *Console) inviteProps(ctx *fiber.Ctx) (p auth.InviteProps, s *consoleSes
 		return p, nil, err
 	}
 	if s != nil {
-		u, err := c.api.d.Accounts.User(ctx.UserContext(), s.UserID)
+		u, err := c.d.Accounts.User(ctx.UserContext(), s.UserID)
 		if err != nil {
 			return p, nil, err
 		}
@@ -61,7 +61,7 @@ func (c *Console) acceptInvite(ctx *fiber.Ctx) error {
 		return c.fail(ctx, err)
 	}
 	uctx := ctx.UserContext()
-	err = c.api.d.Limiter.Allow(utils.CopyString(ctx.IP()), "")
+	err = c.d.Limiter.Allow(utils.CopyString(ctx.IP()), "")
 	var u *tenancy.User
 	var m *tenancy.Membership
 	if err == nil {
@@ -69,14 +69,14 @@ func (c *Console) acceptInvite(ctx *fiber.Ctx) error {
 		if s != nil {
 			in = tenancy.AcceptInput{UserID: s.UserID}
 		}
-		u, m, err = c.api.d.Members.Accept(uctx, p.Token, in)
+		u, m, err = c.d.Members.Accept(uctx, p.Token, in)
 	}
 	if err == nil {
 		if s != nil {
-			err = c.api.d.Sessions.SwitchOrg(uctx, s.SessionID, m.OrgID)
+			err = c.d.Sessions.SwitchOrg(uctx, s.SessionID, m.OrgID)
 		} else {
 			var tok *tenancy.Tokens
-			if tok, err = c.api.d.Sessions.Start(uctx, u.ID, m.OrgID); err == nil {
+			if tok, err = c.d.Sessions.Start(uctx, u.ID, m.OrgID); err == nil {
 				c.api.setSessionCookies(ctx, tok)
 			}
 		}

@@ -21,7 +21,7 @@ func (v *visitor) acceptForm(token, password string) *page {
 }
 
 func TestConsoleInvitation(t *testing.T) {
-	f := newConsoleFixture(t, true)
+	f := newConsoleFixture(t)
 	owner := f.visitor()
 	orgID := owner.signup("owner@example.com")
 
@@ -84,7 +84,7 @@ func TestConsoleInvitation(t *testing.T) {
 // TestConsoleCancelInvitation: the Organisation page cancels a pending
 // invitation; its link then answers 410; a viewer cannot cancel.
 func TestConsoleCancelInvitation(t *testing.T) {
-	f := newConsoleFixture(t, true)
+	f := newConsoleFixture(t)
 	owner := f.visitor()
 	owner.signup("owner@example.com")
 	token := owner.invite("typo@exmaple.com", "member")

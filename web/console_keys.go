@@ -33,7 +33,7 @@ func canEditKey(act tenancy.Actor, k *tenancy.Key) bool {
 
 // keyRows lists the organisation's keys.
 func (c *Console) keyRows(ctx *fiber.Ctx, act tenancy.Actor) ([]keys.Row, error) {
-	ks, err := c.api.d.Keys.List(ctx.UserContext(), act)
+	ks, err := c.d.Keys.List(ctx.UserContext(), act)
 	if err != nil {
 		return nil, err
 	}
@@ -132,7 +132,7 @@ func (c *Console) createKey(ctx *fiber.Ctx) error {
 	var k *tenancy.Key
 	var secret string
 	if err == nil {
-		k, secret, err = c.api.d.Keys.Create(ctx.UserContext(), act, in)
+		k, secret, err = c.d.Keys.Create(ctx.UserContext(), act, in)
 	}
 	if err != nil {
 		if !isInvalidInput(err) {
@@ -169,10 +169,10 @@ func (c *Console) revokeKey(ctx *fiber.Ctx) error {
 	}
 	uctx := ctx.UserContext()
 	id := param(ctx, "id")
-	if err := c.api.d.Keys.Revoke(uctx, act, id); err != nil {
+	if err := c.d.Keys.Revoke(uctx, act, id); err != nil {
 		return c.fail(ctx, err)
 	}
-	k, err := c.api.d.Keys.Get(uctx, act, id)
+	k, err := c.d.Keys.Get(uctx, act, id)
 	if err != nil {
 		return c.fail(ctx, err)
 	}

@@ -90,7 +90,7 @@ func keyFieldErrors(err error) (map[string]string, string) {
 // editableKey loads key :id for editing: ErrForbidden when act may not
 // change it.
 func (c *Console) editableKey(ctx *fiber.Ctx, act tenancy.Actor) (*tenancy.Key, error) {
-	k, err := c.api.d.Keys.Get(ctx.UserContext(), act, param(ctx, "id"))
+	k, err := c.d.Keys.Get(ctx.UserContext(), act, param(ctx, "id"))
 	if err != nil {
 		return nil, err
 	}
@@ -143,7 +143,7 @@ func (c *Console) keyRowPage(ctx *fiber.Ctx) error {
 	if err != nil {
 		return c.fail(ctx, err)
 	}
-	k, err := c.api.d.Keys.Get(ctx.UserContext(), act, param(ctx, "id"))
+	k, err := c.d.Keys.Get(ctx.UserContext(), act, param(ctx, "id"))
 	if err != nil {
 		return c.fail(ctx, err)
 	}
@@ -161,7 +161,7 @@ func (c *Console) updateKey(ctx *fiber.Ctx) error {
 		return c.fail(ctx, err)
 	}
 	uctx := ctx.UserContext()
-	k, err := c.api.d.Keys.Get(uctx, act, param(ctx, "id"))
+	k, err := c.d.Keys.Get(uctx, act, param(ctx, "id"))
 	if err != nil {
 		return c.fail(ctx, err)
 	}
@@ -169,7 +169,7 @@ func (c *Console) updateKey(ctx *fiber.Ctx) error {
 	patch, err := keyPatchForm(ctx, &e)
 	var saved *tenancy.Key
 	if err == nil {
-		saved, err = c.api.d.Keys.Update(uctx, act, k.ID, patch)
+		saved, err = c.d.Keys.Update(uctx, act, k.ID, patch)
 	}
 	if err != nil {
 		switch {

@@ -39,7 +39,7 @@ func row(t *testing.T, p *page) *page {
 }
 
 func TestConsoleEditKey(t *testing.T) {
-	f := newConsoleFixture(t, true)
+	f := newConsoleFixture(t)
 	v := f.visitor()
 	v.signup("edit@example.com")
 	id := v.createKey("ci")
@@ -168,7 +168,7 @@ func TestConsoleEditKey(t *testing.T) {
 }
 
 func TestConsoleEditKeyRoles(t *testing.T) {
-	f := newConsoleFixture(t, true)
+	f := newConsoleFixture(t)
 	owner := f.visitor()
 	owner.signup("keyowner@example.com")
 	member := f.join(owner, "dev@example.com", "member")

@@ -11,7 +11,7 @@ import (
 )
 
 func TestConsoleKeysPageAndPartial(t *testing.T) {
-	f := newConsoleFixture(t, true)
+	f := newConsoleFixture(t)
 	v := f.visitor()
 	v.signup("keys@example.com")
 	full := v.get("/keys", nil)
@@ -29,7 +29,7 @@ func TestConsoleKeysPageAndPartial(t *testing.T) {
 }
 
 func TestConsoleCSRF(t *testing.T) {
-	f := newConsoleFixture(t, true)
+	f := newConsoleFixture(t)
 	v := f.visitor()
 	v.signup("csrf@example.com")
 	form := func(token string) url.Values {
@@ -70,7 +70,7 @@ func TestConsoleCSRF(t *testing.T) {
 }
 
 func TestConsoleCreateKey(t *testing.T) {
-	f := newConsoleFixture(t, true)
+	f := newConsoleFixture(t)
 	v := f.visitor()
 	v.signup("create@example.com")
 	for _, tc := range []struct {

@@ -51,27 +51,21 @@ func (c *Console) modelsContent(ctx *fiber.Ctx, svc *tenantmodel.Service, act te
 		p.Providers = append(p.Providers, mview.ProviderRow{Name: pr.Name, BaseURL: pr.BaseURL,
 			Created: components.Time(pr.CreatedAt), Models: count[pr.Name]})
 	}
-	if c.d.Models != nil {
-		callable, err := c.d.Models(uctx, act.OrgID)
-		if err != nil {
-			c.d.Logger.WarnContext(uctx, "models page: callable models unavailable", "org_id", act.OrgID, "err", err)
-			p.CallableError = "The models this organisation can call cannot be read right now."
-		}
-		for _, m := range callable {
-			p.Callable = append(p.Callable, catalogRow(m))
-		}
+	callable, err := c.d.Models(uctx, act.OrgID)
+	if err != nil {
+		c.d.Logger.WarnContext(uctx, "models page: callable models unavailable", "org_id", act.OrgID, "err", err)
+		p.CallableError = "The models this organisation can call cannot be read right now."
+	}
+	for _, m := range callable {
+		p.Callable = append(p.Callable, catalogRow(m))
 	}
 	return p, nil
 }
 
 // modelsActor resolves the caller and the service.
 func (c *Console) modelsActor(ctx *fiber.Ctx) (*tenantmodel.Service, tenancy.Actor, error) {
-	svc, err := c.api.tenantModels()
-	if err != nil {
-		return nil, tenancy.Actor{}, err
-	}
 	act, err := c.api.actor(ctx)
-	return svc, act, err
+	return c.d.TenantModels, act, err
 }
 
 // renderModels renders the content partial for htmx, else the whole page.

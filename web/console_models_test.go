@@ -5,11 +5,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/heddle-gw/heddle/catalog"
 	"github.com/heddle-gw/heddle/web"
 )
 
 func TestConsoleModelsPage(t *testing.T) {
-	f := newConsoleFixture(t, false, withTenantModels(t))
+	f := newConsoleFixture(t)
 	v := f.visitor()
 	v.signup("models@example.com")
 
@@ -18,6 +19,20 @@ func TestConsoleModelsPage(t *testing.T) {
 		full.tid("models-providers-empty").Length() != 1 || full.tid("models-own-empty").Length() != 1 ||
 		full.tid("models-provider-form").Length() != 1 || full.tid("models-model-form").Length() != 1 {
 		t.Fatalf("full models page: %d %s", full.status, full.body)
+	}
+	// The callable list is the Models service's answer (newDeps: the
+	// catalog's first two models).
+	cat, err := catalog.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range cat.Models()[:2] {
+		if full.tid("models-callable-"+m.ID).Length() != 1 {
+			t.Errorf("callable model %s missing: %s", m.ID, full.body)
+		}
+	}
+	if n := full.tid("models-callable").Find("tr[data-testid^=models-callable-]").Length(); n != 2 {
+		t.Errorf("%d callable rows, want 2", n)
 	}
 	for _, form := range []string{"models-provider-form", "models-model-form"} {
 		if token, _ := full.tid(form).Find(`input[name="csrf_token"]`).Attr("value"); token != v.cookies[web.CSRFCookie] {

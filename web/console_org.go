@@ -40,7 +40,7 @@ func memberRow(m tenancy.Member, act tenancy.Actor, csrf string) org.Member {
 // orgProps loads everything the organisation page shows.
 func (c *Console) orgProps(ctx *fiber.Ctx, act tenancy.Actor) (org.PageProps, error) {
 	uctx := ctx.UserContext()
-	o, err := c.api.d.Accounts.Org(uctx, act)
+	o, err := c.d.Accounts.Org(uctx, act)
 	if err != nil {
 		return org.PageProps{}, err
 	}
@@ -50,7 +50,7 @@ func (c *Console) orgProps(ctx *fiber.Ctx, act tenancy.Actor) (org.PageProps, er
 		Org:  org.Info{ID: o.ID, Name: o.Name, Slug: o.Slug, Created: components.Time(o.CreatedAt)},
 		Form: c.emptyInviteForm(act, lp.CSRF),
 	}
-	ms, err := c.api.d.Members.List(uctx, act)
+	ms, err := c.d.Members.List(uctx, act)
 	if err != nil {
 		return org.PageProps{}, err
 	}
@@ -78,7 +78,7 @@ func (c *Console) invitationRows(ctx *fiber.Ctx, act tenancy.Actor) ([]org.Invit
 	if s := sessionOf(ctx); s != nil {
 		csrf = s.CSRF
 	}
-	invs, err := c.api.d.Members.Invitations(ctx.UserContext(), act)
+	invs, err := c.d.Members.Invitations(ctx.UserContext(), act)
 	if err != nil {
 		return nil, err
 	}
@@ -121,7 +121,7 @@ func (c *Console) orgInvite(ctx *fiber.Ctx) error {
 	uctx := ctx.UserContext()
 	csrf := sessionOf(ctx).CSRF
 	form := org.InviteForm{CSRF: csrf, Email: formValue(ctx, "email"), Role: formValue(ctx, "role"), Roles: grantable(act)}
-	inv, token, err := c.api.d.Members.Invite(uctx, act, form.Email, tenancy.Role(form.Role))
+	inv, token, err := c.d.Members.Invite(uctx, act, form.Email, tenancy.Role(form.Role))
 	if err != nil {
 		switch {
 		case isInvalidInput(err):
@@ -181,7 +181,7 @@ func formStatus(err error) int {
 
 // member returns the organisation's member userID as act sees it.
 func (c *Console) member(ctx *fiber.Ctx, act tenancy.Actor, userID string) (org.Member, error) {
-	ms, err := c.api.d.Members.List(ctx.UserContext(), act)
+	ms, err := c.d.Members.List(ctx.UserContext(), act)
 	if err != nil {
 		return org.Member{}, err
 	}
@@ -229,7 +229,7 @@ func (c *Console) orgChangeRole(ctx *fiber.Ctx) error {
 	}
 	userID := param(ctx, "user")
 	role := tenancy.Role(formValue(ctx, "role"))
-	if err := c.api.d.Members.ChangeRole(ctx.UserContext(), act, userID, role); err != nil {
+	if err := c.d.Members.ChangeRole(ctx.UserContext(), act, userID, role); err != nil {
 		return c.memberFailed(ctx, act, userID, err)
 	}
 	c.d.Logger.InfoContext(ctx.UserContext(), "member role changed", "org_id", act.OrgID, "user_id", userID, "role", string(role), "via", "console")
@@ -256,7 +256,7 @@ func (c *Console) orgRemove(ctx *fiber.Ctx) error {
 		return c.fail(ctx, err)
 	}
 	userID := param(ctx, "user")
-	if err := c.api.d.Members.Remove(ctx.UserContext(), act, userID); err != nil {
+	if err := c.d.Members.Remove(ctx.UserContext(), act, userID); err != nil {
 		return c.memberFailed(ctx, act, userID, err)
 	}
 	c.d.Logger.InfoContext(ctx.UserContext(), "member removed", "org_id", act.OrgID, "user_id", userID, "via", "console")
@@ -276,7 +276,7 @@ func (c *Console) orgCancelInvitation(ctx *fiber.Ctx) error {
 		return c.fail(ctx, err)
 	}
 	id := param(ctx, "id")
-	if err := c.api.d.Members.Cancel(ctx.UserContext(), act, id); err != nil {
+	if err := c.d.Members.Cancel(ctx.UserContext(), act, id); err != nil {
 		return c.fail(ctx, err)
 	}
 	c.d.Logger.InfoContext(ctx.UserContext(), "invitation cancelled", "org_id", act.OrgID, "invitation_id", id, "via", "console")

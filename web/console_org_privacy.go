@@ -12,13 +12,9 @@ import (
 	"github.com/heddle-gw/heddle/web/views/pages/org"
 )
 
-// privacySection loads the organisation's content-storage section; nil
-// when content storage is not configured.
+// privacySection loads the organisation's content-storage section.
 func (c *Console) privacySection(ctx *fiber.Ctx, act tenancy.Actor) (*org.Privacy, error) {
-	if c.api.d.Privacy == nil {
-		return nil, nil
-	}
-	s, err := c.api.d.Privacy.Settings(ctx.UserContext(), act.OrgID)
+	s, err := c.d.Privacy.Settings(ctx.UserContext(), act.OrgID)
 	if err != nil {
 		return nil, err
 	}
@@ -49,15 +45,15 @@ func (c *Console) privacyAnswer(ctx *fiber.Ctx, act tenancy.Actor, status int, s
 }
 
 // privacyActor resolves an admin or owner for the privacy forms.
-func (c *Console) privacyActor(ctx *fiber.Ctx) (tenancy.Actor, error) {
-	return c.api.privacyActor(ctx, true)
+func (c *Console) settingsActor(ctx *fiber.Ctx) (tenancy.Actor, error) {
+	return c.api.settingsActor(ctx, true)
 }
 
 // orgSavePrivacy handles POST /org/privacy (admins and owners): the
 // section with the saved settings, or re-rendered with the refused value
 // and its reason (422).
 func (c *Console) orgSavePrivacy(ctx *fiber.Ctx) error {
-	act, err := c.privacyActor(ctx)
+	act, err := c.settingsActor(ctx)
 	if err != nil {
 		return c.fail(ctx, err)
 	}
@@ -95,7 +91,7 @@ func (c *Console) orgSavePrivacy(ctx *fiber.Ctx) error {
 // orgDeleteContent handles POST /org/privacy/delete (admins and owners):
 // every stored prompt and response of the organisation is deleted now.
 func (c *Console) orgDeleteContent(ctx *fiber.Ctx) error {
-	act, err := c.privacyActor(ctx)
+	act, err := c.settingsActor(ctx)
 	if err != nil {
 		return c.fail(ctx, err)
 	}

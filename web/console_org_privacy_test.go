@@ -15,7 +15,6 @@ import (
 	anasql "github.com/heddle-gw/heddle/analytics/sqlstore"
 	"github.com/heddle-gw/heddle/internal/testdb"
 	"github.com/heddle-gw/heddle/llm"
-	"github.com/heddle-gw/heddle/web"
 )
 
 // aeadSealer seals content with one AES-GCM key and the content associated
@@ -47,7 +46,7 @@ func (s aeadSealer) OpenContent(_ context.Context, org, req string, _ int64, ct 
 
 func TestConsolePrivacy(t *testing.T) {
 	contents := analytics.NewContents(anasql.New(testdb.SQLite(t).DB), newAEADSealer(t), analytics.ContentsConfig{})
-	f := newConsoleFixture(t, true, func(d *web.APIDeps) { d.Privacy = contents })
+	f := newConsoleFixture(t, func(d *deps) { d.Privacy = contents })
 	owner := f.visitor()
 	orgID := owner.signup("owner@example.com")
 

@@ -65,7 +65,7 @@ func memberID(t *testing.T, p *page, email string) string {
 }
 
 func TestConsoleOrgPage(t *testing.T) {
-	f := newConsoleFixture(t, true)
+	f := newConsoleFixture(t)
 	owner := f.visitor()
 	orgID := owner.signup("owner@example.com")
 	p := owner.get("/org", nil)
@@ -98,7 +98,7 @@ func TestConsoleOrgPage(t *testing.T) {
 }
 
 func TestConsoleOrgInvite(t *testing.T) {
-	f := newConsoleFixture(t, true)
+	f := newConsoleFixture(t)
 	owner := f.visitor()
 	owner.signup("boss@example.com")
 	for _, tc := range []struct {
@@ -165,7 +165,7 @@ func TestConsoleOrgInvite(t *testing.T) {
 }
 
 func TestConsoleOrgRolesAndRemoval(t *testing.T) {
-	f := newConsoleFixture(t, true)
+	f := newConsoleFixture(t)
 	owner := f.visitor()
 	org := owner.signup("own@example.com")
 	admin := f.join(owner, "adm@example.com", "admin")

@@ -18,7 +18,7 @@ func (c *Console) orgsPage(ctx *fiber.Ctx) error {
 func (c *Console) orgsProps(ctx *fiber.Ctx) (orgs.PageProps, error) {
 	a := AuthOf(ctx)
 	p := orgs.PageProps{Layout: c.layoutFor(ctx, "Organisations", "orgs")}
-	list, err := c.api.d.Accounts.Orgs(ctx.UserContext(), a.UserID)
+	list, err := c.d.Accounts.Orgs(ctx.UserContext(), a.UserID)
 	if err != nil {
 		return p, err
 	}
@@ -33,11 +33,11 @@ func (c *Console) orgsProps(ctx *fiber.Ctx) (orgs.PageProps, error) {
 func (c *Console) switchOrg(ctx *fiber.Ctx) error {
 	a := AuthOf(ctx)
 	uctx := ctx.UserContext()
-	act, err := c.api.d.Accounts.Actor(uctx, a.UserID, param(ctx, "id"))
+	act, err := c.d.Accounts.Actor(uctx, a.UserID, param(ctx, "id"))
 	if err != nil {
 		return c.fail(ctx, err)
 	}
-	if err := c.api.d.Sessions.SwitchOrg(uctx, a.SessionID, act.OrgID); err != nil {
+	if err := c.d.Sessions.SwitchOrg(uctx, a.SessionID, act.OrgID); err != nil {
 		return c.fail(ctx, err)
 	}
 	return ctx.Redirect("/dashboard", fiber.StatusSeeOther)
@@ -49,9 +49,9 @@ func (c *Console) createOrg(ctx *fiber.Ctx) error {
 	a := AuthOf(ctx)
 	uctx := ctx.UserContext()
 	name := formValue(ctx, "name")
-	o, err := c.api.d.Accounts.CreateOrg(uctx, a.UserID, name)
+	o, err := c.d.Accounts.CreateOrg(uctx, a.UserID, name)
 	if err == nil {
-		err = c.api.d.Sessions.SwitchOrg(uctx, a.SessionID, o.ID)
+		err = c.d.Sessions.SwitchOrg(uctx, a.SessionID, o.ID)
 	}
 	if err != nil {
 		if !isInvalidInput(err) {

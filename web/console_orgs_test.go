@@ -8,7 +8,7 @@ import (
 )
 
 func TestConsoleOrgSwitcher(t *testing.T) {
-	f := newConsoleFixture(t, true)
+	f := newConsoleFixture(t)
 	v := f.visitor()
 	first := v.signup("multi@example.com")
 	outsider := f.visitor()

@@ -29,9 +29,6 @@ func (c *Console) reportForm(ctx *fiber.Ctx) (costQuery, reports.FormProps, erro
 // preview of the rows; htmx gets the preview alone. An invalid form
 // re-renders with 422.
 func (c *Console) reportsPage(ctx *fiber.Ctx) error {
-	if c.d.Reader == nil {
-		return c.fail(ctx, errAnalyticsMissing)
-	}
 	act, err := c.api.actor(ctx)
 	if err != nil {
 		return c.fail(ctx, err)
@@ -61,9 +58,6 @@ func (c *Console) reportsPage(ctx *fiber.Ctx) error {
 // same report as the admin API's, authenticated by the console session.
 func (c *Console) reportDownload(format string) fiber.Handler {
 	return func(ctx *fiber.Ctx) error {
-		if c.d.Reader == nil {
-			return c.fail(ctx, errAnalyticsMissing)
-		}
 		act, err := c.api.actor(ctx)
 		if err != nil {
 			return c.fail(ctx, err)

@@ -78,7 +78,7 @@ func (c *Console) keyOptions(ctx *fiber.Ctx) []requests.KeyOption {
 	if err != nil {
 		return nil
 	}
-	ks, err := c.api.d.Keys.List(ctx.UserContext(), act)
+	ks, err := c.d.Keys.List(ctx.UserContext(), act)
 	if err != nil {
 		c.d.Logger.WarnContext(ctx.UserContext(), "requests filter: list keys", "err", err, "org_id", act.OrgID)
 		return nil
@@ -97,9 +97,6 @@ func (c *Console) requests(ctx *fiber.Ctx) error {
 	f := requestFilter(ctx)
 	res := requests.ResultsProps{Filter: f, Cursor: utils.CopyString(ctx.Query("cursor"))}
 	status := fiber.StatusOK
-	if c.d.Reader == nil {
-		return c.fail(ctx, errAnalyticsMissing)
-	}
 	act, err := c.api.actor(ctx)
 	if err != nil {
 		return c.fail(ctx, err)
@@ -140,9 +137,6 @@ func fieldLabel(field string) string {
 
 // timeline handles GET /requests/:id: the request row and its attempts.
 func (c *Console) timeline(ctx *fiber.Ctx) error {
-	if c.d.Reader == nil {
-		return c.fail(ctx, errAnalyticsMissing)
-	}
 	act, err := c.api.actor(ctx)
 	if err != nil {
 		return c.fail(ctx, err)

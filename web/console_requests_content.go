@@ -21,9 +21,6 @@ const (
 // timelineContent is the stored content of request id for the page, or
 // nil and the reason there is none. Failures never fail the page.
 func (c *Console) timelineContent(ctx *fiber.Ctx, id string) (*requests.Content, string) {
-	if c.api.d.Privacy == nil {
-		return nil, "Content not stored: content storage is not available on this deployment."
-	}
 	act, err := c.api.actor(ctx)
 	if err != nil {
 		return nil, contentUnavailable

@@ -14,7 +14,7 @@ import (
 )
 
 func TestConsoleRequestsFilters(t *testing.T) {
-	f := newConsoleFixture(t, true)
+	f := newConsoleFixture(t)
 	v := f.visitor()
 	org := v.signup("filters@example.com")
 	keyA, keyB := v.createKey("alpha"), v.createKey("beta")
@@ -96,7 +96,7 @@ func TestConsoleRequestsFilters(t *testing.T) {
 }
 
 func TestConsoleRequestsPagingKeepsFilters(t *testing.T) {
-	f := newConsoleFixture(t, true)
+	f := newConsoleFixture(t)
 	v := f.visitor()
 	org := v.signup("pagingfilter@example.com")
 	var rows []analytics.Request

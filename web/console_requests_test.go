@@ -13,7 +13,7 @@ import (
 )
 
 func TestConsoleRequestsExplorer(t *testing.T) {
-	f := newConsoleFixture(t, true)
+	f := newConsoleFixture(t)
 	v := f.visitor()
 	org := v.signup("explorer@example.com")
 	var rows []analytics.Request
@@ -99,7 +99,7 @@ func TestConsoleRequestsExplorer(t *testing.T) {
 }
 
 func TestConsoleTimeline(t *testing.T) {
-	f := newConsoleFixture(t, true)
+	f := newConsoleFixture(t)
 	v := f.visitor()
 	org := v.signup("timeline@example.com")
 	ctx := context.Background()
@@ -158,7 +158,7 @@ func TestConsoleTimeline(t *testing.T) {
 }
 
 func TestConsoleDashboard(t *testing.T) {
-	f := newConsoleFixture(t, true)
+	f := newConsoleFixture(t)
 	v := f.visitor()
 	org := v.signup("dash@example.com")
 	ctx := context.Background()
@@ -218,19 +218,5 @@ func TestConsoleDashboard(t *testing.T) {
 	p = v.get("/dashboard", nil)
 	if got := p.text("stat-savings"); got != "-$0.007000" || !p.tid("stat-savings").HasClass("neg") {
 		t.Errorf("negative savings shown as %q (class %q)", got, p.tid("stat-savings").AttrOr("class", ""))
-	}
-}
-
-func TestConsoleWithoutAnalytics(t *testing.T) {
-	f := newConsoleFixture(t, false)
-	v := f.visitor()
-	v.signup("noanalytics@example.com")
-	for _, path := range []string{"/dashboard", "/requests", "/requests/r1"} {
-		if p := v.get(path, nil); p.status != 501 || p.tid("error-panel").Length() != 1 || !p.isFullPage() {
-			t.Errorf("%s: %d", path, p.status)
-		}
-	}
-	if p := v.get("/keys", nil); p.status != 200 {
-		t.Errorf("keys without analytics: %d", p.status)
 	}
 }

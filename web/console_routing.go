@@ -33,11 +33,11 @@ func routingForm(s routing.OrgSettings, csrf string, canEdit bool) rview.FormPro
 // routingPage handles GET /routing: the organisation's routing settings,
 // editable by admins and owners, and its trained bundles.
 func (c *Console) routingPage(ctx *fiber.Ctx) error {
-	act, err := c.api.routingActor(ctx, false)
+	act, err := c.api.settingsActor(ctx, false)
 	if err != nil {
 		return c.fail(ctx, err)
 	}
-	s, err := c.api.d.RoutingSettings.GetSettings(ctx.UserContext(), act.OrgID)
+	s, err := c.d.RoutingSettings.GetSettings(ctx.UserContext(), act.OrgID)
 	if err != nil {
 		return c.fail(ctx, err)
 	}
@@ -147,7 +147,7 @@ func routingFieldErrors(err error) (map[string]string, string) {
 // settings through the admin API's validation. An invalid form re-renders
 // with 422.
 func (c *Console) saveRouting(ctx *fiber.Ctx) error {
-	act, err := c.api.routingActor(ctx, true)
+	act, err := c.api.settingsActor(ctx, true)
 	if err != nil {
 		return c.fail(ctx, err)
 	}
@@ -164,7 +164,7 @@ func (c *Console) saveRouting(ctx *fiber.Ctx) error {
 		status = fiber.StatusUnprocessableEntity
 		f.Fields, f.Error = routingFieldErrors(err)
 	}
-	saved, err := c.api.d.RoutingSettings.GetSettings(ctx.UserContext(), act.OrgID)
+	saved, err := c.d.RoutingSettings.GetSettings(ctx.UserContext(), act.OrgID)
 	if err != nil {
 		return c.fail(ctx, err)
 	}

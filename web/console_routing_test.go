@@ -13,7 +13,7 @@ import (
 
 func TestConsoleRoutingPage(t *testing.T) {
 	store := newRoutingStore()
-	f := newConsoleFixture(t, true, withRouting(store, 0))
+	f := newConsoleFixture(t, withRouting(store, 0))
 	v := f.visitor()
 	org := v.signup("route@example.com")
 	if _, err := store.PutBundle(context.Background(), org, &routing.Bundle{ID: "b-1", Models: []string{"claude-haiku-4-5", "gpt-5-mini"}}); err != nil {
@@ -107,17 +107,5 @@ func TestConsoleRoutingPage(t *testing.T) {
 	op := other.get("/routing", nil)
 	if op.tid("routing-alpha").AttrOr("value", "x") != "" || op.tid("routing-bundle-b-1").Length() != 0 || strings.Contains(op.body, "gpt-5-mini") {
 		t.Errorf("other organisation's routing page: %s", op.body)
-	}
-}
-
-func TestConsoleRoutingNotConfigured(t *testing.T) {
-	f := newConsoleFixture(t, true)
-	v := f.visitor()
-	v.signup("none@example.com")
-	if p := v.get("/routing", nil); p.status != 501 || p.tid("error-panel").Length() != 1 {
-		t.Errorf("GET: %d %s", p.status, p.body)
-	}
-	if p := v.post("/routing", url.Values{"alpha": {"0.5"}}, nil); p.status != 501 {
-		t.Errorf("POST: %d", p.status)
 	}
 }

@@ -53,14 +53,14 @@ func (c *Console) requireSession(ctx *fiber.Ctx) error {
 		return c.fail(ctx, errCSRF)
 	}
 	ctx.Locals(authKey{}, &auth.Auth)
-	s := &consoleSession{Auth: auth.Auth, CSRF: c.api.d.Sessions.CSRFToken(auth.SessionID)}
+	s := &consoleSession{Auth: auth.Auth, CSRF: c.d.Sessions.CSRFToken(auth.SessionID)}
 	uctx := ctx.UserContext()
-	if u, err := c.api.d.Accounts.User(uctx, auth.UserID); err == nil {
+	if u, err := c.d.Accounts.User(uctx, auth.UserID); err == nil {
 		s.Email = u.Email
 	}
 	switch act, err := c.api.actor(ctx); {
 	case err == nil:
-		if o, err := c.api.d.Accounts.Org(uctx, act); err == nil {
+		if o, err := c.d.Accounts.Org(uctx, act); err == nil {
 			s.OrgName = o.Name
 		}
 	case errors.Is(err, errNoOrg):
@@ -76,7 +76,7 @@ func (c *Console) requireSession(ctx *fiber.Ctx) error {
 // the access token no longer verifies. It returns nil, ErrUnauthorized when
 // neither works.
 func (c *Console) session(ctx *fiber.Ctx) (*consoleSession, error) {
-	sessions := c.api.d.Sessions
+	sessions := c.d.Sessions
 	uctx := ctx.UserContext()
 	if tok := ctx.Cookies(SessionCookie); tok != "" {
 		info, err := sessions.Verify(uctx, utils.CopyString(tok))
@@ -116,7 +116,7 @@ func (c *Console) csrfOK(ctx *fiber.Ctx, sessionID string) bool {
 	if token == "" || cookie == "" || subtle.ConstantTimeCompare([]byte(token), []byte(cookie)) != 1 {
 		return false
 	}
-	return c.api.d.Sessions.CheckCSRF(sessionID, token)
+	return c.d.Sessions.CheckCSRF(sessionID, token)
 }
 
 // toLogin sends an anonymous visitor to the log-in page, remembering where
@@ -144,7 +144,7 @@ func (c *Console) formToken(ctx *fiber.Ctx) string {
 	v := hex.EncodeToString(b)
 	ctx.Cookie(&fiber.Cookie{
 		Name: FormCookie, Value: v, Path: "/", HTTPOnly: true,
-		SameSite: fiber.CookieSameSiteStrictMode, Secure: c.api.d.CookieSecure,
+		SameSite: fiber.CookieSameSiteStrictMode, Secure: c.d.CookieSecure,
 	})
 	return v
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -16,6 +17,10 @@ import (
 	"github.com/heddle-gw/heddle/tenantmodel"
 )
 
+// ErrMissingService is a Services field left nil: NewAPI and NewConsole
+// wrap it with the field's name and refuse to build.
+var ErrMissingService = errors.New("web: required service missing")
+
 // Errors of the web layer itself.
 var (
 	errUnauthenticated = errors.New("web: authentication required")
@@ -24,7 +29,6 @@ var (
 	errMediaType       = errors.New("web: content type must be application/json")
 	errBadJSON         = errors.New("web: malformed JSON body")
 	errNoOrg           = errors.New("web: no current organisation")
-	errTesterMissing   = errors.New("web: credential testing is not available")
 	errRoute           = errors.New("web: no such endpoint")
 )
 
@@ -37,16 +41,18 @@ type errorKind struct {
 }
 
 // errorTable maps domain and web errors to a status and a stable code, first
-// match wins. Anything not listed is a 500 with an error id in the logs.
+// match wins. Codes name the layer that refused: web.* for the web layer's
+// own checks (CSRF, routes, bodies), the domain's group otherwise. Anything
+// not listed is a 500 web.internal with an error id in the logs.
 var errorTable = []errorKind{
 	{errUnauthenticated, fiber.StatusUnauthorized, "tenancy.unauthorized", "authentication required"},
 	{tenancy.ErrUnauthorized, fiber.StatusUnauthorized, "tenancy.unauthorized", "authentication required"},
 	{tenancy.ErrInvalidLogin, fiber.StatusUnauthorized, "tenancy.invalid_login", "invalid email or password"},
-	{errCSRF, fiber.StatusForbidden, "tenancy.csrf", "missing or invalid CSRF token (send the heddle_csrf cookie's value in X-CSRF-Token)"},
+	{errCSRF, fiber.StatusForbidden, "web.csrf_invalid", "missing or invalid CSRF token (send the heddle_csrf cookie's value in X-CSRF-Token)"},
 	{errNoOrg, fiber.StatusForbidden, "tenancy.no_organisation", "you are not a member of the session's organisation; switch organisation first"},
 	{tenancy.ErrForbidden, fiber.StatusForbidden, "tenancy.forbidden", "your role does not allow this"},
 	{tenancy.ErrNotFound, fiber.StatusNotFound, "tenancy.not_found", "not found"},
-	{errRoute, fiber.StatusNotFound, "tenancy.no_route", "no such endpoint"},
+	{errRoute, fiber.StatusNotFound, "web.no_route", "no such endpoint"},
 	{tenancy.ErrNotConfigured, fiber.StatusNotFound, "tenancy.not_configured", "no credential for this provider"},
 	{tenancy.ErrEmailTaken, fiber.StatusConflict, "tenancy.email_taken", "that email is already registered"},
 	{tenancy.ErrLastOwner, fiber.StatusConflict, "tenancy.last_owner", "an organisation needs at least one owner"},
@@ -56,26 +62,20 @@ var errorTable = []errorKind{
 	{tenancy.ErrInvitationInvalid, fiber.StatusGone, "tenancy.invitation_invalid", "invitation invalid, expired or already used"},
 	{tenancy.ErrInvalidInput, fiber.StatusBadRequest, "tenancy.invalid_input", ""},
 	{analytics.ErrInvalidPrivacy, fiber.StatusBadRequest, "analytics.invalid_privacy", ""},
-	{errBadJSON, fiber.StatusBadRequest, "tenancy.invalid_json", ""},
-	{errBodyTooLarge, fiber.StatusRequestEntityTooLarge, "tenancy.body_too_large", "request body too large"},
-	{errMediaType, fiber.StatusUnsupportedMediaType, "tenancy.unsupported_media_type", "send Content-Type: application/json"},
+	{errBadJSON, fiber.StatusBadRequest, "web.bad_request", ""},
+	{errBodyTooLarge, fiber.StatusRequestEntityTooLarge, "web.body_too_large", "request body too large"},
+	{errMediaType, fiber.StatusUnsupportedMediaType, "web.unsupported_media_type", "send Content-Type: application/json"},
 	{tenancy.ErrCredentialTest, fiber.StatusUnprocessableEntity, "tenancy.credential_test_failed", ""},
 	{tenancy.ErrRateLimited, fiber.StatusTooManyRequests, "tenancy.rate_limited", "too many attempts; retry later"},
-	{errTesterMissing, fiber.StatusNotImplemented, "tenancy.credential_test_unavailable", "credential testing is not available on this deployment"},
-	{errRoutingMissing, fiber.StatusNotImplemented, "routing.not_configured", "routing settings are not available on this deployment"},
 	{errUploadMediaType, fiber.StatusUnsupportedMediaType, "routing.unsupported_media_type", "send the evaluation data as Content-Type: application/x-ndjson or application/jsonl"},
 	{errTrainingBusy, fiber.StatusTooManyRequests, "routing.training_busy", "another bundle is being trained; retry in a minute"},
-	{errReportsMissing, fiber.StatusNotImplemented, "analytics.reports_unavailable", "cost reports are not available on this deployment"},
 	{routing.ErrInvalidSettings, fiber.StatusBadRequest, "routing.invalid_settings", ""},
 	{routing.ErrDataTooLarge, fiber.StatusRequestEntityTooLarge, "routing.data_too_large", ""},
 	{routing.ErrData, fiber.StatusUnprocessableEntity, "routing.invalid_data", ""},
-	{errBudgetsMissing, fiber.StatusNotImplemented, "billing.not_configured", "budgets are not available on this deployment"},
 	{billing.ErrInvalidBudgetSettings, fiber.StatusBadRequest, "billing.invalid_budget", ""},
 	{billing.ErrBudgetUnavailable, fiber.StatusServiceUnavailable, "billing.unavailable", "budgets cannot be read right now; retry"},
-	{errTenantModelsMissing, fiber.StatusNotImplemented, "tenantmodel.not_configured", "tenant providers and models are not available on this deployment"},
 	{tenantmodel.ErrProviderInUse, fiber.StatusConflict, "tenantmodel.provider_in_use", "the provider still has models; delete them first"},
 	{tenantmodel.ErrUnavailable, fiber.StatusServiceUnavailable, "tenantmodel.unavailable", "the organisation's models cannot be read right now; retry"},
-	{errPrivacyMissing, fiber.StatusNotImplemented, "analytics.privacy_not_configured", "content storage is not available on this deployment"},
 	{analytics.ErrNotFound, fiber.StatusNotFound, "analytics.not_found", "not found"},
 	{analytics.ErrOrgRequired, fiber.StatusForbidden, "tenancy.no_organisation", "no current organisation"},
 	{analytics.ErrPrivacyUnavailable, fiber.StatusServiceUnavailable, "analytics.privacy_unavailable", "privacy settings or stored content cannot be read right now; retry"},
@@ -121,14 +121,12 @@ func classify(err error) (int, apiErrorDetail, bool) {
 		}
 		return k.status, d, true
 	}
-	return fiber.StatusInternalServerError, apiErrorDetail{Code: "tenancy.internal", Message: "internal error"}, false
+	return fiber.StatusInternalServerError, apiErrorDetail{Code: "web.internal", Message: "internal error"}, false
 }
 
 // unavailable says a known error's status means a dependency failed (so
-// the cause is worth a log line); 501 is a deployment choice, not a failure.
-func unavailable(status int) bool {
-	return status >= 500 && status != fiber.StatusNotImplemented
-}
+// the cause is worth a log line).
+func unavailable(status int) bool { return status >= 500 }
 
 // publicMessage is the text of errors whose messages are written for users.
 func publicMessage(err error) string {
@@ -137,6 +135,30 @@ func publicMessage(err error) string {
 		return pe.Public()
 	}
 	return err.Error()
+}
+
+// IsAdminPath reports whether path is under the admin API's /api/v1 (so
+// the server's error handler answers in ErrorHandler's JSON shape).
+func IsAdminPath(path string) bool { return path == "/api/v1" || strings.HasPrefix(path, "/api/v1/") }
+
+// ErrorHandler renders the errors fiber raises around the API's handlers (a
+// body over the server's BodyLimit, an unknown route, malformed HTTP) in the
+// admin API's JSON shape, never the data plane's. Use it for the paths
+// IsAdminPath accepts.
+func (a *API) ErrorHandler(c *fiber.Ctx, err error) error {
+	c.Set(fiber.HeaderCacheControl, "no-store")
+	var fe *fiber.Error
+	if errors.As(err, &fe) {
+		switch {
+		case fe.Code == fiber.StatusRequestEntityTooLarge:
+			err = errBodyTooLarge
+		case fe.Code == fiber.StatusNotFound || fe.Code == fiber.StatusMethodNotAllowed:
+			err = errRoute
+		case fe.Code >= 400 && fe.Code < 500:
+			return c.Status(fe.Code).JSON(apiError{Error: apiErrorDetail{Code: "web.bad_request", Message: fe.Message}})
+		}
+	}
+	return a.fail(c, err)
 }
 
 // fail writes err as a JSON error. Unknown errors are logged with an error

@@ -1,38 +1,20 @@
-package app
+package admission_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/heddle-gw/heddle/admission"
 	"github.com/heddle-gw/heddle/billing"
 	billingsql "github.com/heddle-gw/heddle/billing/sqlstore"
 	"github.com/heddle-gw/heddle/gateway"
 	"github.com/heddle-gw/heddle/internal/testdb"
 	"github.com/heddle-gw/heddle/tenancy"
 )
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // TestGuardOrgBudgets runs the guard over the real budget tables: an
 // organisation's spending is the sum of its keys'; a hard org budget refuses
@@ -45,8 +27,11 @@ func TestGuardOrgBudgets(t *testing.T) {
 		logs := &lockedBuffer{}
 		store := billingsql.New(d.DB)
 		orgs := billing.NewOrgBudgets(store, billing.OrgBudgetsConfig{Now: func() time.Time { return now }})
-		g := guard{limiter: tenancy.NewMemoryKeyLimiter(), budgets: billing.NewBudgets(store, billing.BudgetsConfig{}),
-			orgBudgets: orgs, alerts: newSoftAlerts(), logger: slog.New(slog.NewJSONHandler(logs, nil))}
+		g, err := admission.New(admission.Deps{Limiter: tenancy.NewMemoryKeyLimiter(), Budgets: billing.NewBudgets(store, billing.BudgetsConfig{}),
+			OrgBudgets: orgs, Logger: slog.New(slog.NewJSONHandler(logs, nil))})
+		if err != nil {
+			t.Fatal(err)
+		}
 		k1 := gateway.Caller{OrgID: "o1", KeyID: "k1", KeyPrefix: "rk_AAAAaaaa"}
 		k2 := gateway.Caller{OrgID: "o1", KeyID: "k2", KeyPrefix: "rk_BBBBbbbb"}
 		other := gateway.Caller{OrgID: "o2", KeyID: "k3", KeyPrefix: "rk_CCCCcccc"}

@@ -1,0 +1,92 @@
+package web_test
+
+import (
+	"context"
+	"log/slog"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/heddle-gw/heddle/analytics"
+	"github.com/heddle-gw/heddle/analytics/analyticstest"
+	anasql "github.com/heddle-gw/heddle/analytics/sqlstore"
+	"github.com/heddle-gw/heddle/catalog"
+	"github.com/heddle-gw/heddle/internal/testdb"
+	"github.com/heddle-gw/heddle/tenancy"
+	"github.com/heddle-gw/heddle/tenancy/tenancytest"
+	"github.com/heddle-gw/heddle/tenantmodel"
+	tmsql "github.com/heddle-gw/heddle/tenantmodel/sqlstore"
+	"github.com/heddle-gw/heddle/web"
+)
+
+// deps are what a fixture builds the admin API and the console over: every
+// service and the settings; a fixtureOpt adjusts them.
+type deps struct {
+	web.Services
+	Logger         *slog.Logger
+	CookieSecure   bool
+	MaxBundleBytes int64
+}
+
+type fixtureOpt func(*deps)
+
+func (d *deps) apiConfig() web.APIConfig {
+	return web.APIConfig{Logger: d.Logger, CookieSecure: d.CookieSecure, MaxBundleBytes: d.MaxBundleBytes}
+}
+
+// servicesFixture are the stores behind newDeps's services that tests read.
+type servicesFixture struct {
+	reader  *analyticstest.Store
+	routing *routingStore
+}
+
+// newDeps returns every service: tenancy's over store, routing over an
+// in-memory routingStore, analytics over analyticstest, budgets over
+// billingtest, tenant models and stored content over a real SQLite
+// database, credential tests by tester.
+func newDeps(t *testing.T, store *tenancytest.Memory, logger *slog.Logger, tester web.CredentialTester) (deps, servicesFixture) {
+	t.Helper()
+	hasher := tenancy.NewHasher(tenancy.PasswordParams{Memory: 64, Time: 1, Threads: 1})
+	path := filepath.Join(t.TempDir(), "master.json")
+	if _, err := tenancy.EnsureDevKeyset(path); err != nil {
+		t.Fatal(err)
+	}
+	vault, err := tenancy.NewVault(tenancy.FileKeyset(path), store, tenancy.VaultConfig{Logger: logger})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sessions, err := tenancy.NewSessions(store, tenancy.SessionConfig{Secret: []byte(strings.Repeat("s", 40))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat, err := catalog.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	auth := tenancy.NewAuthenticator(store, tenancy.AuthConfig{Logger: logger})
+	creds := tenancy.NewCredentials(store, vault, tenancy.CredentialsConfig{Resolver: tenancy.NewCredentialResolver(store, vault, tenancy.ResolverConfig{})})
+	db := testdb.SQLite(t).DB
+	sf := servicesFixture{reader: analyticstest.NewStore(), routing: newRoutingStore()}
+	b := newBudgets()
+	d := deps{Logger: logger, Services: web.Services{
+		Accounts:        tenancy.NewAccounts(store, tenancy.AccountsConfig{Hasher: hasher}),
+		Members:         tenancy.NewMembers(store, tenancy.MembersConfig{Hasher: hasher}),
+		Sessions:        sessions,
+		Keys:            tenancy.NewKeys(store, tenancy.KeysConfig{Auth: auth}),
+		Credentials:     creds,
+		Limiter:         tenancy.NewLoginLimiter(tenancy.LoginLimitConfig{PerIP: tenancy.Rate{PerMinute: 1000, Burst: 1000}}),
+		Tester:          tester,
+		RoutingSettings: sf.routing, RoutingBundles: sf.routing,
+		KnownModel:     func(m string) bool { return slices.Contains(testModels, m) },
+		RoutingChanged: func(org string) { sf.routing.changed = append(sf.routing.changed, org) },
+		Reader:         sf.reader,
+		Budgets:        web.BudgetDeps{Settings: b.settings, Spend: b.spend},
+		TenantModels:   tenantmodel.NewService(tmsql.New(db), creds, cat, tenantmodel.Config{}),
+		Privacy:        analytics.NewContents(anasql.New(db), vault, analytics.ContentsConfig{}),
+		Models: func(context.Context, string) ([]catalog.Model, error) {
+			return cat.Models()[:2], nil
+		},
+	}}
+	return d, sf
+}
