@@ -55,11 +55,8 @@ func (a *API) login(c *fiber.Ctx) error {
 	if err := a.decode(c, &req, false); err != nil {
 		return a.fail(c, err)
 	}
-	if err := a.d.Limiter.Allow(utils.CopyString(c.IP()), req.Email); err != nil {
-		return a.fail(c, err)
-	}
 	ctx := c.UserContext()
-	u, err := a.d.Accounts.Login(ctx, req.Email, req.Password)
+	u, err := a.checkLogin(ctx, utils.CopyString(c.IP()), req.Email, req.Password)
 	if err != nil {
 		return a.fail(c, err)
 	}

@@ -52,11 +52,8 @@ func (c *Console) login(ctx *fiber.Ctx) error {
 // startSession checks the rate limit and the password and starts a session
 // in the user's oldest organisation.
 func (c *Console) startSession(ctx *fiber.Ctx, email, password string) (*tenancy.Tokens, error) {
-	if err := c.api.d.Limiter.Allow(utils.CopyString(ctx.IP()), email); err != nil {
-		return nil, err
-	}
 	uctx := ctx.UserContext()
-	u, err := c.api.d.Accounts.Login(uctx, email, password)
+	u, err := c.api.checkLogin(uctx, utils.CopyString(ctx.IP()), email, password)
 	if err != nil {
 		return nil, err
 	}
