@@ -145,7 +145,7 @@ func TestLoginLimiterSuccessClearsPair(t *testing.T) {
 	}
 	l.Succeeded("10.0.0.3", "me@x.example")
 	l.Failed("10.0.0.3", "me@x.example") // a typo after logging in again
-	c.Advance(time.Minute)                // the budget refills
+	c.Advance(time.Minute)               // the budget refills
 	if err := l.Allow("10.0.0.3", "me@x.example"); err != nil {
 		t.Fatalf("pair still suspect after a success: %v", err)
 	}

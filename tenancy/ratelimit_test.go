@@ -37,4 +37,3 @@ func TestLimiterBucket(t *testing.T) {
 		}
 	}
 }
-
