@@ -88,8 +88,10 @@ var httpCases = []httpCase{
 		status: 400, code: "request.invalid", body: true,
 	},
 	{
-		name:   "malformed JSON",
-		raw:    func(p dataPath) string { return rawRequest(p, "application/json", "", `{"model": "claude-sonnet-4-5", "messages": [`) },
+		name: "malformed JSON",
+		raw: func(p dataPath) string {
+			return rawRequest(p, "application/json", "", `{"model": "claude-sonnet-4-5", "messages": [`)
+		},
 		status: 400, code: "request.invalid", body: true,
 	},
 	{
