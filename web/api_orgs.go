@@ -32,6 +32,9 @@ func (a *API) createOrg(c *fiber.Ctx) error {
 	if err := a.decode(c, &req, false); err != nil {
 		return a.fail(c, err)
 	}
+	if err := a.d.Limiter.AllowOrg(utils.CopyString(c.IP())); err != nil {
+		return a.fail(c, err)
+	}
 	o, err := a.d.Accounts.CreateOrg(c.UserContext(), AuthOf(c).UserID, req.Name)
 	if err != nil {
 		return a.fail(c, err)
