@@ -1,0 +1,29 @@
+package web_test
+
+import (
+	"net/url"
+	"testing"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/heddle-gw/heddle/tenancy"
+	"github.com/heddle-gw/heddle/web"
+)
+
+// TestConsoleOrgCreationLimited: the console's "create organisation" shares
+// the address's organisation budget with sign-up.
+func TestConsoleOrgCreationLimited(t *testing.T) {
+	f := newConsoleFixture(t, true, func(d *web.APIDeps) {
+		d.Limiter = tenancy.NewLoginLimiter(tenancy.LoginLimitConfig{
+			PerIP: tenancy.Rate{PerMinute: 100, Burst: 100}, PerIPOrgs: tenancy.Rate{PerMinute: 1.0 / 60, Burst: 2},
+		})
+	})
+	v := f.visitor()
+	v.signup("limited@example.com")
+	if p := v.post("/orgs", url.Values{"name": {"Second Org"}}, nil); p.status != fiber.StatusSeeOther {
+		t.Fatalf("second organisation: %d %s", p.status, p.body)
+	}
+	if p := v.post("/orgs", url.Values{"name": {"Third Org"}}, nil); p.status != fiber.StatusTooManyRequests {
+		t.Fatalf("third organisation: %d %s", p.status, p.body)
+	}
+}
