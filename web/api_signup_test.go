@@ -60,3 +60,24 @@ func TestOrgCreationLimitedPerAddress(t *testing.T) {
 	anon := f.browser()
 	anon.mustStatus(anon.do("POST", "/api/v1/signup", map[string]string{"email": "b@example.com", "password": "correct horse battery"}), 429)
 }
+
+// TestInvitationPasswordGuessesThrottled: wrong passwords for an existing
+// account at invitation acceptance count as failed log-ins of the address.
+func TestInvitationPasswordGuessesThrottled(t *testing.T) {
+	f := newFixture(t, withLimiter(tenancy.NewLoginLimiter(tenancy.LoginLimitConfig{
+		PerIP: tenancy.Rate{PerMinute: 100, Burst: 100}, PerIPOrgs: tenancy.Rate{PerMinute: 100, Burst: 100}, AddressFailures: 2,
+	})))
+	alice := f.browser()
+	org := str(alice.signup("alice@example.com", "Acme"), "org", "id")
+	f.browser().signup("bob@example.com", "Bob's")
+	r := alice.mustStatus(alice.do("POST", "/api/v1/orgs/"+org+"/members", map[string]string{"email": "bob@example.com", "role": "member"}), 201)
+	path := str(r.json(t), "accept_path")
+	guesser := f.browser()
+	for range 3 {
+		guesser.mustStatus(guesser.do("POST", path, map[string]string{"password": "not bob's password"}), 401)
+	}
+	r = guesser.mustStatus(guesser.do("POST", path, map[string]string{"password": "correct horse battery"}), 429)
+	if code, _ := r.errCode(t); code != "tenancy.rate_limited" {
+		t.Fatalf("after the address's failures: %s", r.body)
+	}
+}
