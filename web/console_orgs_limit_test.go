@@ -27,3 +27,26 @@ func TestConsoleOrgCreationLimited(t *testing.T) {
 		t.Fatalf("third organisation: %d %s", p.status, p.body)
 	}
 }
+
+// TestConsoleInvitationPasswordGuessesThrottled: wrong passwords of the
+// invited existing account count as the address's failed log-ins.
+func TestConsoleInvitationPasswordGuessesThrottled(t *testing.T) {
+	f := newConsoleFixture(t, true, func(d *web.APIDeps) {
+		d.Limiter = tenancy.NewLoginLimiter(tenancy.LoginLimitConfig{
+			PerIP: tenancy.Rate{PerMinute: 100, Burst: 100}, PerIPOrgs: tenancy.Rate{PerMinute: 100, Burst: 100}, AddressFailures: 2,
+		})
+	})
+	owner := f.visitor()
+	owner.signup("owner@example.com")
+	f.visitor().signup("existing@example.com")
+	token := owner.invite("existing@example.com", "member")
+	guesser := f.visitor()
+	for range 3 {
+		if p := guesser.acceptForm(token, "not the password"); p.status != fiber.StatusUnauthorized {
+			t.Fatalf("wrong password: %d %s", p.status, p.body)
+		}
+	}
+	if p := guesser.acceptForm(token, "correct horse battery staple"); p.status != fiber.StatusTooManyRequests {
+		t.Fatalf("after the address's failures: %d %s", p.status, p.body)
+	}
+}
