@@ -149,10 +149,5 @@ func sendRaw(t *testing.T, ln *fasthttputil.InmemoryListener, raw string) reply 
 	if err != nil {
 		t.Fatalf("read response: %v", err)
 	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatalf("read body: %v", err)
-	}
-	return reply{status: resp.StatusCode, header: resp.Header, body: body}
+	return readReply(t, resp)
 }
