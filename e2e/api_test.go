@@ -71,9 +71,10 @@ func signUp(t *testing.T, heddleURL, email, provider, secret, baseURL string) *t
 			ID string `json:"id"`
 		} `json:"org"`
 	}
-	api.do("POST", "/api/v1/signup", map[string]string{"email": email, "password": "correct horse battery staple", "org_name": email}, 201, &s)
+	api.do("POST", "/api/v1/signup", map[string]string{"email": email, "password": "correct horse battery staple", "org_name": email}, 202, nil)
+	api.do("POST", "/api/v1/login", map[string]string{"email": email, "password": "correct horse battery staple"}, 200, &s)
 	if s.AccessToken == "" || s.Org.ID == "" {
-		t.Fatalf("signup returned no token or org: %+v", s)
+		t.Fatalf("log-in after signup returned no token or org: %+v", s)
 	}
 	api.token = s.AccessToken
 	var k struct {

@@ -52,6 +52,9 @@ func TestConsoleBundleUpload(t *testing.T) {
 		chromedp.SendKeys(tid("signup-password"), "correct horse battery staple"),
 		chromedp.SendKeys(tid("signup-org"), "Bundle Org"),
 		chromedp.Click(tid("signup-submit")),
+		chromedp.WaitVisible(tid("login-notice")),
+		chromedp.SendKeys(tid("login-password"), "correct horse battery staple"),
+		chromedp.Click(tid("login-submit")),
 		chromedp.WaitVisible(tid("summary")),
 	)
 	b.do("routing page", chromedp.Click(tid("nav-routing")), chromedp.WaitVisible(tid("routing-train-form")), htmxSettled())

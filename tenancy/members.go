@@ -202,8 +202,10 @@ func (s *Members) Cancel(ctx context.Context, actor Actor, invitationID string) 
 	return s.store.DeleteInvitation(ctx, actor.OrgID, invitationID)
 }
 
-// Remove removes a member. Anyone may leave; admins remove non-owners;
-// owners remove anyone but the last owner.
+// Remove removes a member and revokes the keys they created in the
+// organisation (other replicas refuse them within the Authenticator's cache
+// TTL). Anyone may leave; admins remove non-owners; owners remove anyone but
+// the last owner.
 func (s *Members) Remove(ctx context.Context, actor Actor, userID string) error {
 	if actor.OrgID == "" {
 		return ErrForbidden
@@ -220,5 +222,5 @@ func (s *Members) Remove(ctx context.Context, actor Actor, userID string) error 
 			return ErrForbidden
 		}
 	}
-	return s.store.DeleteMembership(ctx, actor.OrgID, userID)
+	return s.store.DeleteMembership(ctx, actor.OrgID, userID, s.now().UTC())
 }

@@ -2,7 +2,6 @@ package tenancy
 
 import (
 	"math"
-	"strings"
 	"sync"
 	"time"
 )
@@ -80,46 +79,4 @@ func (l *Limiter) sweep(now time.Time, perSec float64) {
 	if len(l.buckets) >= l.max {
 		clear(l.buckets)
 	}
-}
-
-// LoginLimitConfig configures a LoginLimiter; zero rates take the defaults.
-type LoginLimitConfig struct {
-	PerIP    Rate // default 30 per minute, burst 10
-	PerEmail Rate // default 5 per minute, burst 5
-	MaxKeys  int
-	Now      func() time.Time
-}
-
-// LoginLimiter limits log-in and sign-up attempts per client IP and per
-// email address.
-type LoginLimiter struct {
-	ip, email *Limiter
-}
-
-// NewLoginLimiter returns a LoginLimiter.
-func NewLoginLimiter(cfg LoginLimitConfig) *LoginLimiter {
-	if cfg.PerIP.PerMinute <= 0 || cfg.PerIP.Burst <= 0 {
-		cfg.PerIP = Rate{PerMinute: 30, Burst: 10}
-	}
-	if cfg.PerEmail.PerMinute <= 0 || cfg.PerEmail.Burst <= 0 {
-		cfg.PerEmail = Rate{PerMinute: 5, Burst: 5}
-	}
-	return &LoginLimiter{
-		ip:    NewLimiter(cfg.PerIP, cfg.MaxKeys, cfg.Now),
-		email: NewLimiter(cfg.PerEmail, cfg.MaxKeys, cfg.Now),
-	}
-}
-
-// Allow takes a token for the client IP and one for the email (if any). It
-// returns a *RateLimitError when either is exhausted.
-func (l *LoginLimiter) Allow(ip, email string) error {
-	if ok, wait := l.ip.Allow(ip); !ok {
-		return &RateLimitError{RetryAfter: wait}
-	}
-	if email = strings.ToLower(strings.TrimSpace(email)); email != "" {
-		if ok, wait := l.email.Allow(email); !ok {
-			return &RateLimitError{RetryAfter: wait}
-		}
-	}
-	return nil
 }

@@ -1,7 +1,6 @@
 package tenancy_test
 
 import (
-	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -37,28 +36,4 @@ func TestLimiterBucket(t *testing.T) {
 			t.Fatalf("fresh key %d refused", i)
 		}
 	}
-}
-
-func TestLoginLimiter(t *testing.T) {
-	c := newClock()
-	l := tenancy.NewLoginLimiter(tenancy.LoginLimitConfig{
-		PerIP: tenancy.Rate{PerMinute: 6, Burst: 4}, PerEmail: tenancy.Rate{PerMinute: 6, Burst: 2}, Now: c.Now,
-	})
-	if err := l.Allow("1.1.1.1", "a@x.example"); err != nil {
-		t.Fatal(err)
-	}
-	if err := l.Allow("2.2.2.2", "A@X.example "); err != nil {
-		t.Fatal(err)
-	}
-	err := l.Allow("3.3.3.3", "a@x.example")
-	var rl *tenancy.RateLimitError
-	if !errors.As(err, &rl) || !errors.Is(err, tenancy.ErrRateLimited) || rl.RetryAfter != 10*time.Second {
-		t.Fatalf("third try for one email from three IPs: %v", err)
-	}
-	for i := range 3 { // the IP's burst of 4, one spent above
-		if err := l.Allow("1.1.1.1", fmt.Sprint(i, "@y.example")); err != nil {
-			t.Fatalf("IP request %d: %v", i, err)
-		}
-	}
-	wantErr(t, l.Allow("1.1.1.1", "fresh@y.example"), tenancy.ErrRateLimited)
 }

@@ -55,17 +55,20 @@ const (
 	PermManageCredentials
 	// PermManageMembers invites, re-roles and removes members.
 	PermManageMembers
+	// PermReadContent reads stored prompt and response content.
+	PermReadContent
 )
 
 // Can reports whether the actor's role grants p: viewers read, members also
-// create their own keys, admins and owners manage everything.
+// create their own keys, admins and owners manage everything and alone read
+// stored prompts and responses.
 func (a Actor) Can(p Permission) bool {
 	switch p {
 	case PermRead:
 		return a.Role.AtLeast(RoleViewer)
 	case PermCreateOwnKey:
 		return a.Role.AtLeast(RoleMember)
-	case PermManageKeys, PermManageCredentials, PermManageMembers:
+	case PermManageKeys, PermManageCredentials, PermManageMembers, PermReadContent:
 		return a.Role.AtLeast(RoleAdmin)
 	}
 	return false

@@ -58,9 +58,10 @@ type rowEntry struct {
 
 // Sessions issues, verifies, refreshes and revokes console sessions.
 type Sessions struct {
-	store   SessionStore
-	cfg     SessionConfig
-	csrfKey []byte
+	store      SessionStore
+	cfg        SessionConfig
+	csrfKey    []byte
+	refreshKey []byte // MACs refresh tokens
 
 	mu    sync.Mutex
 	cache map[string]rowEntry
@@ -90,16 +91,50 @@ func NewSessions(store SessionStore, cfg SessionConfig) (*Sessions, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	mac := hmac.New(sha256.New, cfg.Secret)
-	mac.Write([]byte("heddle csrf v1"))
-	return &Sessions{store: store, cfg: cfg, csrfKey: mac.Sum(nil), cache: make(map[string]rowEntry)}, nil
+	return &Sessions{store: store, cfg: cfg, csrfKey: derive(cfg.Secret, "heddle csrf v1"),
+		refreshKey: derive(cfg.Secret, "heddle refresh v1"), cache: make(map[string]rowEntry)}, nil
+}
+
+// derive is the HMAC-SHA256 of label under secret: one key per purpose.
+func derive(secret []byte, label string) []byte {
+	mac := hmac.New(sha256.New, secret)
+	mac.Write([]byte(label))
+	return mac.Sum(nil)
+}
+
+// newRefresh returns a fresh refresh token of session id:
+// id.random.MAC(id.random). The MAC lets Refresh tell a token this server
+// issued from a forgery before it acts on the session it names.
+func (s *Sessions) newRefresh(id string) string {
+	body := id + "." + randomToken(32)
+	return body + "." + s.refreshMAC(body)
+}
+
+func (s *Sessions) refreshMAC(body string) string {
+	mac := hmac.New(sha256.New, s.refreshKey)
+	mac.Write([]byte(body))
+	return base64.RawURLEncoding.EncodeToString(mac.Sum(nil))
+}
+
+// refreshID returns the session id of a refresh token whose MAC verifies.
+func (s *Sessions) refreshID(refresh string) (string, bool) {
+	i := strings.LastIndexByte(refresh, '.')
+	if i < 0 || len(refresh) > 200 {
+		return "", false
+	}
+	body := refresh[:i]
+	if subtle.ConstantTimeCompare([]byte(s.refreshMAC(body)), []byte(refresh[i+1:])) != 1 {
+		return "", false
+	}
+	id, _, ok := strings.Cut(body, ".")
+	return id, ok && id != ""
 }
 
 // Start creates a session for userID acting in orgID and returns its tokens.
 func (s *Sessions) Start(ctx context.Context, userID, orgID string) (*Tokens, error) {
 	now := s.cfg.Now().UTC()
 	id := newID()
-	refresh := id + "." + randomToken(32)
+	refresh := s.newRefresh(id)
 	sess := &Session{
 		ID: id, UserID: userID, OrgID: orgID, RefreshHash: sha256Hex(refresh),
 		CreatedAt: now, RefreshedAt: now, ExpiresAt: now.Add(s.cfg.RefreshTTL),
@@ -197,10 +232,12 @@ const reuseGrace = 10 * time.Second
 
 // Refresh exchanges a refresh token for new tokens (the refresh token
 // rotates). Presenting an already-rotated token outside a short grace period
-// revokes the whole session. Failures are ErrUnauthorized.
+// revokes the whole session; a token whose MAC does not verify (a forgery
+// naming someone's session id, or a token of an older format) is refused
+// before the session is even read. Failures are ErrUnauthorized.
 func (s *Sessions) Refresh(ctx context.Context, refresh string) (*Tokens, error) {
-	id, _, ok := strings.Cut(refresh, ".")
-	if !ok || len(refresh) > 200 {
+	id, ok := s.refreshID(refresh)
+	if !ok {
 		return nil, ErrUnauthorized
 	}
 	sess, err := s.store.SessionByID(ctx, id)
@@ -221,7 +258,7 @@ func (s *Sessions) Refresh(ctx context.Context, refresh string) (*Tokens, error)
 		}
 		return nil, ErrUnauthorized
 	}
-	next := sess.ID + "." + randomToken(32)
+	next := s.newRefresh(sess.ID)
 	if err := s.store.RotateRefresh(ctx, sess.ID, sess.RefreshHash, sha256Hex(next), now); err != nil {
 		if errors.Is(err, ErrConflict) || errors.Is(err, ErrNotFound) {
 			return nil, ErrUnauthorized

@@ -187,3 +187,31 @@ func TestSessionSwitchOrgAndCSRF(t *testing.T) {
 		t.Fatal("CSRF token does not depend on the secret")
 	}
 }
+
+// TestRefreshForgedTokenKeepsVictim: a refresh token naming a victim's
+// session id with a forged MAC is refused without revoking the victim's
+// session (only a genuinely issued, already rotated token means theft).
+func TestRefreshForgedTokenKeepsVictim(t *testing.T) {
+	ctx := context.Background()
+	w := newWorld(t)
+	s := newSessions(t, w)
+	victim, err := s.Start(ctx, w.ownerA.UserID, w.orgA.ID)
+	noErr(t, err)
+	w.clock.Advance(time.Minute) // past the reuse grace period
+	parts := strings.Split(victim.Refresh, ".")
+	forged := []string{
+		victim.SessionID + "." + strings.Repeat("A", 43),
+		victim.SessionID + "." + strings.Repeat("A", 43) + "." + strings.Repeat("B", 43),
+		victim.SessionID + "." + parts[1] + ".x" + parts[len(parts)-1][1:],
+	}
+	for _, f := range forged {
+		_, err := s.Refresh(ctx, f)
+		wantErr(t, err, tenancy.ErrUnauthorized)
+	}
+	if _, err := s.Verify(ctx, victim.Access); err != nil {
+		t.Fatalf("victim's access token refused after forged refreshes: %v", err)
+	}
+	if _, err := s.Refresh(ctx, victim.Refresh); err != nil {
+		t.Fatalf("victim's refresh token refused after forged refreshes: %v", err)
+	}
+}

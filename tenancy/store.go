@@ -35,8 +35,10 @@ type MembershipStore interface {
 	// SetRole changes a member's role; it returns ErrLastOwner when that would
 	// leave the organisation without an owner (checked inside the transaction).
 	SetRole(ctx context.Context, orgID, userID string, role Role) error
-	// DeleteMembership removes a member, with the same last-owner rule.
-	DeleteMembership(ctx context.Context, orgID, userID string) error
+	// DeleteMembership removes a member, with the same last-owner rule, and
+	// revokes (at at) every key the member created in the organisation, in
+	// one transaction: a removed member's keys stop serving with them.
+	DeleteMembership(ctx context.Context, orgID, userID string, at time.Time) error
 }
 
 // InvitationStore holds invitations.

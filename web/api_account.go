@@ -19,28 +19,32 @@ type sessionResponse struct {
 	tokensView
 }
 
-// signup handles POST /api/v1/signup: a user, their organisation, a session.
+// signupAccepted is the one answer to a valid sign-up, whether or not the
+// email already had an account: an answer that differed would tell anyone
+// which emails are registered. No session is started (a session would be
+// the difference); the new user logs in next. Without an email channel the
+// remaining signal is whether that log-in works, which costs a throttled
+// log-in failure or one of the address's organisations (LoginLimiter).
+type signupAccepted struct {
+	Status  string `json:"status"`
+	Message string `json:"message"`
+}
+
+// signupMessage is signupAccepted's message.
+const signupMessage = "If this email had no account, it now has one with this password and a new organisation: log in (POST /api/v1/login) to start a session. An email that already had an account is left unchanged."
+
+// signup handles POST /api/v1/signup: a user and their organisation,
+// answered 202 alike for a new and a registered email (see signupAccepted).
 func (a *API) signup(c *fiber.Ctx) error {
 	var req signupRequest
 	if err := a.decode(c, &req, false); err != nil {
 		return a.fail(c, err)
 	}
-	if err := a.d.Limiter.Allow(utils.CopyString(c.IP()), req.Email); err != nil {
+	in := tenancy.SignupInput{Email: req.Email, Password: req.Password, OrgName: req.OrgName}
+	if err := a.register(c.UserContext(), utils.CopyString(c.IP()), in, "api"); err != nil {
 		return a.fail(c, err)
 	}
-	ctx := c.UserContext()
-	u, o, err := a.d.Accounts.Signup(ctx, tenancy.SignupInput{Email: req.Email, Password: req.Password, OrgName: req.OrgName})
-	if err != nil {
-		return a.fail(c, err)
-	}
-	tok, err := a.d.Sessions.Start(ctx, u.ID, o.ID)
-	if err != nil {
-		return a.fail(c, err)
-	}
-	a.setSessionCookies(c, tok)
-	a.d.Logger.InfoContext(ctx, "user signed up", "user_id", u.ID, "org_id", o.ID)
-	ov := viewOrg(o, tenancy.RoleOwner)
-	return c.Status(fiber.StatusCreated).JSON(sessionResponse{User: viewUser(u), Org: &ov, tokensView: viewTokens(tok)})
+	return c.Status(fiber.StatusAccepted).JSON(signupAccepted{Status: "accepted", Message: signupMessage})
 }
 
 type loginRequest struct {
@@ -55,11 +59,8 @@ func (a *API) login(c *fiber.Ctx) error {
 	if err := a.decode(c, &req, false); err != nil {
 		return a.fail(c, err)
 	}
-	if err := a.d.Limiter.Allow(utils.CopyString(c.IP()), req.Email); err != nil {
-		return a.fail(c, err)
-	}
 	ctx := c.UserContext()
-	u, err := a.d.Accounts.Login(ctx, req.Email, req.Password)
+	u, err := a.checkLogin(ctx, utils.CopyString(c.IP()), req.Email, req.Password)
 	if err != nil {
 		return a.fail(c, err)
 	}

@@ -193,10 +193,12 @@ func (c *client) mustStatus(r *resp, want int) *resp {
 	return r
 }
 
-// signup signs a new user up in the browser client and returns the body.
+// signup signs a new user up and logs them in in the browser client (a
+// sign-up starts no session), and returns the log-in body.
 func (c *client) signup(email, org string) map[string]any {
 	c.f.t.Helper()
-	r := c.mustStatus(c.do("POST", "/api/v1/signup", map[string]string{"email": email, "password": "correct horse battery", "org_name": org}), 201)
+	c.mustStatus(c.do("POST", "/api/v1/signup", map[string]string{"email": email, "password": "correct horse battery", "org_name": org}), 202)
+	r := c.mustStatus(c.do("POST", "/api/v1/login", map[string]string{"email": email, "password": "correct horse battery"}), 200)
 	return r.json(c.f.t)
 }
 

@@ -1,6 +1,8 @@
 package web
 
 import (
+	"errors"
+
 	"github.com/gofiber/fiber/v2"
 	"github.com/gofiber/fiber/v2/utils"
 
@@ -30,6 +32,9 @@ type createOrgRequest struct {
 func (a *API) createOrg(c *fiber.Ctx) error {
 	var req createOrgRequest
 	if err := a.decode(c, &req, false); err != nil {
+		return a.fail(c, err)
+	}
+	if err := a.d.Limiter.AllowOrg(utils.CopyString(c.IP())); err != nil {
 		return a.fail(c, err)
 	}
 	o, err := a.d.Accounts.CreateOrg(c.UserContext(), AuthOf(c).UserID, req.Name)
@@ -217,7 +222,8 @@ func (a *API) acceptInvitation(c *fiber.Ctx) error {
 	if err := a.decode(c, &req, auth != nil); err != nil {
 		return a.fail(c, err)
 	}
-	if err := a.d.Limiter.Allow(utils.CopyString(c.IP()), ""); err != nil {
+	ip := utils.CopyString(c.IP())
+	if err := a.d.Limiter.Allow(ip, ""); err != nil {
 		return a.fail(c, err)
 	}
 	ctx := c.UserContext()
@@ -226,6 +232,9 @@ func (a *API) acceptInvitation(c *fiber.Ctx) error {
 		in = tenancy.AcceptInput{UserID: auth.UserID}
 	}
 	u, m, err := a.d.Members.Accept(ctx, param(c, "token"), in)
+	if errors.Is(err, tenancy.ErrInvalidLogin) {
+		a.d.Limiter.Failed(ip, "") // a wrong password of the invited account counts as a failed log-in
+	}
 	if err != nil {
 		return a.fail(c, err)
 	}

@@ -149,8 +149,12 @@ type contentView struct {
 }
 
 // requestContent reads act's organisation's stored content of id: 404 when
-// there is none (or it is another organisation's).
+// there is none (or it is another organisation's), tenancy.ErrForbidden
+// unless act is an admin or owner (stored prompts are not for every member).
 func (a *API) requestContent(ctx context.Context, act tenancy.Actor, id string) (analytics.Content, error) {
+	if !act.Can(tenancy.PermReadContent) {
+		return analytics.Content{}, tenancy.ErrForbidden
+	}
 	ct, err := a.d.Privacy.Get(ctx, act.OrgID, id)
 	if errors.Is(err, tenancy.ErrDataKeyChanged) {
 		return ct, fmt.Errorf("%w: %w", errContentUnreadable, err)

@@ -126,6 +126,14 @@ func TestPrivacyAPI(t *testing.T) {
 	viewer.mustStatus(viewer.do("GET", "/api/v1/privacy", nil), 200)
 	viewer.mustStatus(viewer.do("PUT", "/api/v1/privacy", `{"store_content":false}`), 403)
 	viewer.mustStatus(viewer.do("DELETE", "/api/v1/privacy/content", nil), 403)
+	// Stored prompts and responses are for admins and owners only.
+	if code, _ := viewer.mustStatus(viewer.do("GET", "/api/v1/requests/req_1/content", nil), 403).errCode(t); code != "tenancy.forbidden" {
+		t.Fatal("viewer read stored content")
+	}
+	member := p.invite(owner, org, "member@a.example", "member")
+	member.mustStatus(member.do("GET", "/api/v1/requests/req_1/content", nil), 403)
+	admin := p.invite(owner, org, "admin@a.example", "admin")
+	admin.mustStatus(admin.do("GET", "/api/v1/requests/req_1/content", nil), 200)
 
 	// Turning it off keeps what was stored; delete-all removes it.
 	owner.mustStatus(owner.do("PUT", "/api/v1/privacy", `{"store_content":false}`), 200)

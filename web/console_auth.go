@@ -52,11 +52,8 @@ func (c *Console) login(ctx *fiber.Ctx) error {
 // startSession checks the rate limit and the password and starts a session
 // in the user's oldest organisation.
 func (c *Console) startSession(ctx *fiber.Ctx, email, password string) (*tenancy.Tokens, error) {
-	if err := c.d.Limiter.Allow(utils.CopyString(ctx.IP()), email); err != nil {
-		return nil, err
-	}
 	uctx := ctx.UserContext()
-	u, err := c.d.Accounts.Login(uctx, email, password)
+	u, err := c.api.checkLogin(uctx, utils.CopyString(ctx.IP()), email, password)
 	if err != nil {
 		return nil, err
 	}
@@ -78,8 +75,13 @@ func (c *Console) signupPage(ctx *fiber.Ctx) error {
 	}))
 }
 
-// signup handles POST /signup: a user, their organisation and a session;
-// an invalid form re-renders with 422 and the field marked.
+// signupNotice is what the log-in page says after any valid sign-up.
+const signupNotice = "If this email had no account, it now has one with this password and a new organisation: log in to continue. An email that already had an account is left unchanged."
+
+// signup handles POST /signup: a user and their organisation, answered
+// alike for a new and a registered email (the log-in form with a notice and
+// the email filled in, no session; see signupAccepted); an invalid form
+// re-renders with 422 and the field marked.
 func (c *Console) signup(ctx *fiber.Ctx) error {
 	if !formTokenOK(ctx) {
 		return c.fail(ctx, errFormToken)
@@ -88,18 +90,7 @@ func (c *Console) signup(ctx *fiber.Ctx) error {
 		Email: formValue(ctx, "email"), Password: utils.CopyString(ctx.FormValue("password")),
 		OrgName: formValue(ctx, "org_name"),
 	}
-	uctx := ctx.UserContext()
-	err := c.d.Limiter.Allow(utils.CopyString(ctx.IP()), in.Email)
-	var u *tenancy.User
-	var o *tenancy.Org
-	if err == nil {
-		u, o, err = c.d.Accounts.Signup(uctx, in)
-	}
-	var tok *tenancy.Tokens
-	if err == nil {
-		tok, err = c.d.Sessions.Start(uctx, u.ID, o.ID)
-	}
-	if err != nil {
+	if err := c.api.register(ctx.UserContext(), utils.CopyString(ctx.IP()), in, "console"); err != nil {
 		status, msg, _ := c.errorText(ctx, err)
 		fields, formMsg := fieldErrors(err)
 		if isInvalidInput(err) {
@@ -110,9 +101,10 @@ func (c *Console) signup(ctx *fiber.Ctx) error {
 			Email: in.Email, OrgName: in.OrgName, Error: msg, Fields: fields,
 		}))
 	}
-	c.api.setSessionCookies(ctx, tok)
-	c.d.Logger.InfoContext(uctx, "user signed up", "user_id", u.ID, "org_id", o.ID, "via", "console")
-	return ctx.Redirect("/dashboard", fiber.StatusSeeOther)
+	return c.render(ctx, fiber.StatusOK, auth.Login(auth.LoginProps{
+		Layout: c.anonLayout(ctx, "Log in"), FormToken: c.formToken(ctx), Email: in.Email, Next: "/dashboard",
+		Notice: signupNotice,
+	}))
 }
 
 // logout handles POST /logout: the session is revoked server-side and the

@@ -146,8 +146,16 @@ func (v *visitor) signup(email string) string {
 		"form_token": {v.cookies[web.FormCookie]}, "email": {email},
 		"password": {"correct horse battery staple"}, "org_name": {email + " org"},
 	}, nil)
+	if p.status != fiber.StatusOK || p.tid("login-notice").Length() != 1 {
+		v.f.t.Fatalf("signup: %d %s", p.status, p.body)
+	}
+	email, _ = p.tid("login-email").Attr("value")
+	next, _ := p.doc.Find(`input[name="next"]`).Attr("value")
+	p = v.do("POST", "/login", url.Values{
+		"form_token": {v.cookies[web.FormCookie]}, "email": {email}, "password": {"correct horse battery staple"}, "next": {next},
+	}, nil)
 	if p.status != fiber.StatusSeeOther || p.header.Get("Location") != "/dashboard" {
-		v.f.t.Fatalf("signup: %d %s %s", p.status, p.header.Get("Location"), p.body)
+		v.f.t.Fatalf("log-in after signup: %d %s %s", p.status, p.header.Get("Location"), p.body)
 	}
 	u, err := v.f.accounts.Login(context.Background(), email, "correct horse battery staple")
 	if err != nil {

@@ -70,6 +70,9 @@ func (c *Console) acceptInvite(ctx *fiber.Ctx) error {
 			in = tenancy.AcceptInput{UserID: s.UserID}
 		}
 		u, m, err = c.d.Members.Accept(uctx, p.Token, in)
+		if errors.Is(err, tenancy.ErrInvalidLogin) {
+			c.d.Limiter.Failed(utils.CopyString(ctx.IP()), "") // as a failed log-in
+		}
 	}
 	if err == nil {
 		if s != nil {

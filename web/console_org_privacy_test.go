@@ -106,6 +106,15 @@ func TestConsolePrivacy(t *testing.T) {
 	if p = viewer.post("/org/privacy/delete", url.Values{}, htmx); p.status != 403 {
 		t.Fatalf("viewer delete-all: %d", p.status)
 	}
+	// Nor does a viewer or a member read the stored prompt and response.
+	member := f.join(owner, "member@example.com", "member")
+	for _, v := range []*visitor{viewer, member} {
+		p = v.get("/requests/req_c", nil)
+		if p.status != 200 || p.tid("content").Length() != 0 || strings.Contains(p.body, "a polite answer") ||
+			!strings.HasPrefix(p.text("content-not-stored"), "Content hidden") {
+			t.Fatalf("a non-admin's timeline shows content: %d %s", p.status, p.body)
+		}
+	}
 
 	// Turning it off keeps stored content; delete-all removes it.
 	p = owner.post("/org/privacy", url.Values{"retention_days": {"3"}}, htmx)

@@ -2,7 +2,9 @@ package web
 
 import (
 	"github.com/gofiber/fiber/v2"
+	"github.com/gofiber/fiber/v2/utils"
 
+	"github.com/heddle-gw/heddle/tenancy"
 	"github.com/heddle-gw/heddle/web/views/pages/orgs"
 )
 
@@ -49,7 +51,11 @@ func (c *Console) createOrg(ctx *fiber.Ctx) error {
 	a := AuthOf(ctx)
 	uctx := ctx.UserContext()
 	name := formValue(ctx, "name")
-	o, err := c.d.Accounts.CreateOrg(uctx, a.UserID, name)
+	err := c.d.Limiter.AllowOrg(utils.CopyString(ctx.IP()))
+	var o *tenancy.Org
+	if err == nil {
+		o, err = c.d.Accounts.CreateOrg(uctx, a.UserID, name)
+	}
 	if err == nil {
 		err = c.d.Sessions.SwitchOrg(uctx, a.SessionID, o.ID)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/heddle-gw/heddle/analytics"
+	"github.com/heddle-gw/heddle/tenancy"
 	"github.com/heddle-gw/heddle/web/views/components"
 	"github.com/heddle-gw/heddle/web/views/pages/requests"
 )
@@ -16,6 +17,7 @@ import (
 const (
 	contentNotStored   = "Content not stored: this organisation does not store prompts and responses (an admin can opt in under Organisation > Privacy), or it expired or was deleted."
 	contentUnavailable = "Content cannot be shown right now."
+	contentHidden      = "Content hidden: only admins and owners read stored prompts and responses."
 )
 
 // timelineContent is the stored content of request id for the page, or
@@ -29,6 +31,8 @@ func (c *Console) timelineContent(ctx *fiber.Ctx, id string) (*requests.Content,
 	switch {
 	case errors.Is(err, analytics.ErrNotFound):
 		return nil, contentNotStored
+	case errors.Is(err, tenancy.ErrForbidden):
+		return nil, contentHidden
 	case errors.Is(err, errContentUnreadable):
 		return nil, "Content stored but unreadable: it was sealed under a data key that was since replaced."
 	case err != nil:

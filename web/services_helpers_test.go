@@ -75,7 +75,7 @@ func newDeps(t *testing.T, store *tenancytest.Memory, logger *slog.Logger, teste
 		Sessions:        sessions,
 		Keys:            tenancy.NewKeys(store, tenancy.KeysConfig{Auth: auth}),
 		Credentials:     creds,
-		Limiter:         tenancy.NewLoginLimiter(tenancy.LoginLimitConfig{PerIP: tenancy.Rate{PerMinute: 1000, Burst: 1000}}),
+		Limiter:         tenancy.NewLoginLimiter(tenancy.LoginLimitConfig{PerIP: tenancy.Rate{PerMinute: 1000, Burst: 1000}, PerIPOrgs: tenancy.Rate{PerMinute: 1000, Burst: 1000}}),
 		Tester:          tester,
 		RoutingSettings: sf.routing, RoutingBundles: sf.routing,
 		KnownModel:     func(m string) bool { return slices.Contains(testModels, m) },

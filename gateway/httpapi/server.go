@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"strconv"
+	"strings"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/valyala/fasthttp"
 
 	"github.com/heddle-gw/heddle/catalog"
 	"github.com/heddle-gw/heddle/gateway"
@@ -48,8 +51,11 @@ func New(d Deps) *Handler {
 	return &Handler{d: d}
 }
 
-// Mount registers every data-plane route.
+// Mount registers every data-plane route, and makes the errors the HTTP
+// server raises while reading a request (see guardReads) answerable in the
+// caller's format by the app's ErrorHandler.
 func (h *Handler) Mount(app *fiber.App) {
+	guardReads(app.Server())
 	app.Get("/healthz", func(c *fiber.Ctx) error { return c.SendString("ok") })
 	app.Get("/readyz", h.ready)
 	if h.d.Metrics != nil {
@@ -75,11 +81,12 @@ func (h *Handler) ready(c *fiber.Ctx) error {
 	return c.SendString("ready")
 }
 
-// ErrorHandler renders fiber's own errors (body too large, unknown route) in
-// the wire format the path implies.
+// ErrorHandler renders fiber's own errors (body too large, headers too
+// large, malformed HTTP, unknown route) in the wire format the request
+// implies (formatOf).
 func (h *Handler) ErrorHandler(c *fiber.Ctx, err error) error {
 	var fe *fiber.Error
-	f := formatOfPath(c.Path())
+	f := formatOf(c)
 	if errors.As(err, &fe) {
 		switch fe.Code {
 		case fiber.StatusRequestEntityTooLarge:
@@ -99,14 +106,84 @@ func (h *Handler) ErrorHandler(c *fiber.Ctx, err error) error {
 	return h.sendError(c, f, apiError{Status: 500, Code: "internal.error", Kind: "api_error", Message: "internal error " + id})
 }
 
-func formatOfPath(p string) llm.Format {
+// formatOf is the wire format a request's errors come in, as its route
+// would choose it: the path, then for /v1/route its ?format= and for
+// /v1/route and /v1/models the anthropic-version header. The admin API and
+// unknown paths get OpenAI's shape.
+func formatOf(c *fiber.Ctx) llm.Format {
+	p := c.Path()
 	switch {
-	case len(p) >= 12 && p[:12] == "/v1/messages":
+	case strings.HasPrefix(p, "/v1/messages"):
 		return llm.FormatAnthropic
-	case len(p) >= 13 && p[:13] == "/v1/responses":
+	case strings.HasPrefix(p, "/v1/responses"):
 		return llm.FormatResponses
-	case len(p) >= 7 && p[:7] == "/v1beta":
+	case strings.HasPrefix(p, "/v1beta"):
 		return llm.FormatGemini
+	case p == "/v1/route":
+		if f := llm.Format(c.Query("format")); f.Valid() {
+			return f
+		}
+		fallthrough
+	case p == "/v1/models":
+		if c.Get("anthropic-version") != "" {
+			return llm.FormatAnthropic
+		}
 	}
 	return llm.FormatChat
+}
+
+// guardReads wraps the server's error handler for errors raised while a
+// request is read, before fiber routes it:
+//   - A header that cannot be read (too large, malformed) leaves fasthttp's
+//     request reset, so the path that picks the error format is gone; it is
+//     restored from the request line, which fasthttp quotes in its error
+//     text. The other headers stay unknown: such an error's format is the
+//     one the path alone implies.
+//   - That error text quotes the raw headers (API keys included), so it is
+//     replaced before it can reach a response or a log.
+//   - Multipart bodies are not pre-parsed (fasthttp resets the request when
+//     that fails); the data plane reads JSON and rejects them in its own
+//     shape.
+func guardReads(srv *fasthttp.Server) {
+	srv.DisablePreParseMultipartForm = true
+	next := srv.ErrorHandler
+	srv.ErrorHandler = func(fctx *fasthttp.RequestCtx, err error) {
+		msg := err.Error()
+		contents := strings.Index(msg, "contents: ")
+		if contents < 0 {
+			next(fctx, err)
+			return
+		}
+		if method, target, ok := requestLine(msg[contents+len("contents: "):]); ok {
+			fctx.Request.Header.SetMethod(method)
+			fctx.Request.SetRequestURI(target)
+		}
+		var small *fasthttp.ErrSmallBuffer
+		if errors.As(err, &small) {
+			next(fctx, &fasthttp.ErrSmallBuffer{}) // fiber answers 431 for the type
+			return
+		}
+		next(fctx, fiber.NewError(fiber.StatusBadRequest, "malformed HTTP request headers"))
+	}
+}
+
+// requestLine reads method and target from the start of quoted, the Go
+// quoted request buffer in a fasthttp header error.
+func requestLine(quoted string) (method, target string, ok bool) {
+	q, err := strconv.QuotedPrefix(quoted)
+	if err != nil {
+		return "", "", false
+	}
+	raw, err := strconv.Unquote(q)
+	if err != nil {
+		return "", "", false
+	}
+	line, _, _ := strings.Cut(raw, "\r\n")
+	line, _, _ = strings.Cut(line, "\r")
+	method, rest, ok := strings.Cut(line, " ")
+	target, _, _ = strings.Cut(rest, " ")
+	if !ok || method == "" || !strings.HasPrefix(target, "/") {
+		return "", "", false
+	}
+	return method, target, true
 }

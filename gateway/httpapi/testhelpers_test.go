@@ -151,6 +151,12 @@ func (s *server) do(t testing.TB, req *http.Request) reply {
 	if err != nil {
 		t.Fatalf("app.Test: %v", err)
 	}
+	return readReply(t, resp)
+}
+
+// readReply reads and closes resp.
+func readReply(t testing.TB, resp *http.Response) reply {
+	t.Helper()
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
 	if err != nil {
@@ -177,12 +183,7 @@ func (s *server) doOverNetwork(t testing.TB, req *http.Request) reply {
 	if err != nil {
 		t.Fatalf("POST %s: %v", req.URL.Path, err)
 	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatalf("read body: %v", err)
-	}
-	return reply{status: resp.StatusCode, header: resp.Header, body: body}
+	return readReply(t, resp)
 }
 
 // nativeError is an error body as its format's clients read it.

@@ -165,7 +165,7 @@ func (s *Store) SetRole(ctx context.Context, orgID, userID string, role tenancy.
 }
 
 // DeleteMembership implements tenancy.MembershipStore.
-func (s *Store) DeleteMembership(ctx context.Context, orgID, userID string) error {
+func (s *Store) DeleteMembership(ctx context.Context, orgID, userID string, at time.Time) error {
 	return mapErr("delete membership", s.tx(ctx, func(tx *gorm.DB) error {
 		if err := lockOrg(tx, orgID); err != nil {
 			return err
@@ -174,6 +174,10 @@ func (s *Store) DeleteMembership(ctx context.Context, orgID, userID string) erro
 			return err
 		}
 		res := tx.Exec("DELETE FROM memberships WHERE org_id = ? AND user_id = ?", orgID, userID)
-		return affected1(res, tenancy.ErrNotFound)
+		if err := affected1(res, tenancy.ErrNotFound); err != nil {
+			return err
+		}
+		return tx.Exec("UPDATE api_keys SET revoked_at = ? WHERE org_id = ? AND created_by = ? AND revoked_at IS NULL",
+			utc(at), orgID, userID).Error
 	}))
 }

@@ -229,7 +229,7 @@ func (m *Memory) SetRole(_ context.Context, orgID, userID string, role tenancy.R
 }
 
 // DeleteMembership implements tenancy.MembershipStore.
-func (m *Memory) DeleteMembership(_ context.Context, orgID, userID string) error {
+func (m *Memory) DeleteMembership(_ context.Context, orgID, userID string, at time.Time) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	k := [2]string{orgID, userID}
@@ -241,6 +241,12 @@ func (m *Memory) DeleteMembership(_ context.Context, orgID, userID string) error
 		return tenancy.ErrLastOwner
 	}
 	delete(m.members, k)
+	for id, key := range m.keys {
+		if key.OrgID == orgID && key.CreatedBy == userID && key.RevokedAt == nil {
+			key.RevokedAt = &at
+			m.keys[id] = key
+		}
+	}
 	return nil
 }
 

@@ -144,7 +144,7 @@ func testMemberships(t *testing.T, s tenancy.Store) {
 	ctx := context.Background()
 	alice, org := account(t, s, "alice", 0)
 	bob, _ := account(t, s, "bob", time.Second)
-	carol, _ := account(t, s, "carol", 2*time.Second)
+	carol, carolOrg := account(t, s, "carol", 2*time.Second)
 
 	inv := func(u *tenancy.User, role tenancy.Role, off time.Duration) {
 		t.Helper()
@@ -179,9 +179,9 @@ func testMemberships(t *testing.T, s tenancy.Store) {
 	}
 
 	mustIs(t, s.SetRole(ctx, org.ID, alice.ID, tenancy.RoleAdmin), tenancy.ErrLastOwner, "demote last owner")
-	mustIs(t, s.DeleteMembership(ctx, org.ID, alice.ID), tenancy.ErrLastOwner, "remove last owner")
+	mustIs(t, s.DeleteMembership(ctx, org.ID, alice.ID, base), tenancy.ErrLastOwner, "remove last owner")
 	mustIs(t, s.SetRole(ctx, org.ID, id(), tenancy.RoleAdmin), tenancy.ErrNotFound, "set role of non-member")
-	mustIs(t, s.DeleteMembership(ctx, org.ID, id()), tenancy.ErrNotFound, "remove non-member")
+	mustIs(t, s.DeleteMembership(ctx, org.ID, id(), base), tenancy.ErrNotFound, "remove non-member")
 
 	mustNil(t, s.SetRole(ctx, org.ID, bob.ID, tenancy.RoleOwner), "promote bob")
 	mustNil(t, s.SetRole(ctx, org.ID, alice.ID, tenancy.RoleMember), "demote alice with another owner")
@@ -189,10 +189,39 @@ func testMemberships(t *testing.T, s tenancy.Store) {
 	if m.Role != tenancy.RoleMember {
 		t.Fatalf("alice role: got %s", m.Role)
 	}
-	mustNil(t, s.DeleteMembership(ctx, org.ID, carol.ID), "remove carol")
+	// Removing carol revokes the keys she created in org, and only those.
+	earlier := base.Add(time.Minute)
+	key := func(o *tenancy.Org, by string, revoked *time.Time) *tenancy.Key {
+		t.Helper()
+		k := &tenancy.Key{ID: id(), OrgID: o.ID, CreatedBy: by, Name: "k", Prefix: "rk_" + id()[:8], Hash: id(),
+			Scopes: []tenancy.Scope{tenancy.ScopeInference}, Policy: tenancy.PolicyExplicit, CreatedAt: base}
+		mustNil(t, s.CreateKey(ctx, k), "create key")
+		if revoked != nil {
+			mustNil(t, s.RevokeKey(ctx, o.ID, k.ID, *revoked), "revoke key")
+		}
+		return k
+	}
+	carols, carolsRevoked := key(org, carol.ID, nil), key(org, carol.ID, &earlier)
+	bobs, carolsElsewhere := key(org, bob.ID, nil), key(carolOrg, carol.ID, nil)
+	removedAt := base.Add(time.Hour)
+	mustNil(t, s.DeleteMembership(ctx, org.ID, carol.ID, removedAt), "remove carol")
 	_, err = s.Membership(ctx, org.ID, carol.ID)
 	mustIs(t, err, tenancy.ErrNotFound, "carol after removal")
-	mustIs(t, s.DeleteMembership(ctx, org.ID, bob.ID), tenancy.ErrLastOwner, "remove bob, now last owner")
+	for _, c := range []struct {
+		k    *tenancy.Key
+		want *time.Time
+	}{{carols, &removedAt}, {carolsRevoked, &earlier}, {bobs, nil}, {carolsElsewhere, nil}} {
+		got, err := s.OrgKey(ctx, c.k.OrgID, c.k.ID)
+		mustNil(t, err, "key after removal")
+		if (got.RevokedAt == nil) != (c.want == nil) || (c.want != nil && !got.RevokedAt.Equal(*c.want)) {
+			t.Fatalf("key of %s in %s: revoked_at %v, want %v", c.k.CreatedBy, c.k.OrgID, got.RevokedAt, c.want)
+		}
+	}
+	mustIs(t, s.DeleteMembership(ctx, org.ID, bob.ID, base), tenancy.ErrLastOwner, "remove bob, now last owner")
+	// A refused removal revokes nothing.
+	if got, err := s.OrgKey(ctx, org.ID, bobs.ID); err != nil || got.RevokedAt != nil {
+		t.Fatalf("bob's key after a refused removal: %+v %v", got, err)
+	}
 }
 
 func testInvitations(t *testing.T, s tenancy.Store) {
