@@ -26,7 +26,11 @@ func decodeRequest(body []byte, needMaxTokens bool) (*llm.Request, error) {
 	if err := decodeAt(body, &in, ""); err != nil {
 		return nil, err
 	}
-	if in.Model == nil || *in.Model == "" {
+	model, err := modelOf(body)
+	if err != nil {
+		return nil, err
+	}
+	if model == "" {
 		return nil, badRequest("model", "required")
 	}
 	switch {
@@ -39,7 +43,7 @@ func decodeRequest(body []byte, needMaxTokens bool) (*llm.Request, error) {
 		return nil, badRequest("messages", "required")
 	}
 	r := &llm.Request{
-		Model: *in.Model, Temperature: in.Temperature, TopP: in.TopP, TopK: in.TopK,
+		Model: model, Temperature: in.Temperature, TopP: in.TopP, TopK: in.TopK,
 		Stop: in.StopSequences, Stream: in.Stream,
 	}
 	if in.MaxTokens != nil {
@@ -48,7 +52,6 @@ func decodeRequest(body []byte, needMaxTokens bool) (*llm.Request, error) {
 	if in.Metadata != nil {
 		r.User = in.Metadata.UserID
 	}
-	var err error
 	if r.System, err = decodeSystem(in.System); err != nil {
 		return nil, err
 	}

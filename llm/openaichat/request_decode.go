@@ -15,7 +15,11 @@ func (*Codec) DecodeRequest(body []byte) (*llm.Request, error) {
 	if err := decodeAt(body, &in, ""); err != nil {
 		return nil, err
 	}
-	if in.Model == nil || *in.Model == "" {
+	model, err := modelOf(body)
+	if err != nil {
+		return nil, err
+	}
+	if model == "" {
 		return nil, badRequest("model", "required")
 	}
 	if isNull(in.Messages) {
@@ -25,7 +29,7 @@ func (*Codec) DecodeRequest(body []byte) (*llm.Request, error) {
 		return nil, badRequest("n", "only n=1 is supported")
 	}
 	r := &llm.Request{
-		Model: *in.Model, ParallelToolCalls: in.ParallelToolCalls, Temperature: in.Temperature, TopP: in.TopP,
+		Model: model, ParallelToolCalls: in.ParallelToolCalls, Temperature: in.Temperature, TopP: in.TopP,
 		Seed: in.Seed, Stream: in.Stream, User: in.User, Metadata: in.Metadata,
 	}
 	switch {
@@ -44,7 +48,6 @@ func (*Codec) DecodeRequest(body []byte) (*llm.Request, error) {
 		e := *in.ReasoningEffort
 		r.Thinking = &llm.Thinking{Enabled: e != "none", Effort: e}
 	}
-	var err error
 	if r.Stop, err = decodeStop(in.Stop); err != nil {
 		return nil, err
 	}

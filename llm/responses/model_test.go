@@ -49,7 +49,7 @@ func TestModelOf(t *testing.T) {
 		{`nope`, "", "", false},
 	}
 	for _, tt := range tests {
-		got, err := ModelOf([]byte(tt.body))
+		got, err := New().ModelOf([]byte(tt.body))
 		var bad *llm.BadRequestError
 		if tt.ok != (err == nil) || got != tt.want || (!tt.ok && (!errors.As(err, &bad) || bad.Field != tt.field)) {
 			t.Errorf("ModelOf(%s) = %q, %v", tt.body, got, err)
