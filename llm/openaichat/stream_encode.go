@@ -6,6 +6,7 @@ import (
 
 	"github.com/heddle-gw/heddle/llm"
 	"github.com/heddle-gw/heddle/llm/internal/openaierr"
+	"github.com/heddle-gw/heddle/llm/internal/wirejson"
 	"github.com/heddle-gw/heddle/llm/sse"
 )
 
@@ -158,7 +159,7 @@ func (s *StreamEncoder) done() error {
 		return err
 	}
 	if s.IncludeUsage {
-		data, err := marshal(outChunk{
+		data, err := wirejson.Marshal(outChunk{
 			ID: s.id, Object: "chat.completion.chunk", Created: s.created, Model: s.model,
 			Choices: []outChunkChoice{}, Usage: usageToWire(s.usage),
 		})
@@ -179,7 +180,7 @@ func (s *StreamEncoder) chunk(d outDelta, finish *string) error {
 	if s.IncludeUsage {
 		ch.Usage = nullJSON
 	}
-	data, err := marshal(ch)
+	data, err := wirejson.Marshal(ch)
 	if err != nil {
 		return err
 	}
@@ -195,7 +196,7 @@ func (s *StreamEncoder) errorFrame(e llm.Event) error {
 		// the upstream's code.
 		d.Type, d.Code = openaierr.Server.Type(), &e.ErrCode
 	}
-	data, err := marshal(openaierr.Body{Error: d})
+	data, err := wirejson.Marshal(openaierr.Body{Error: d})
 	if err != nil {
 		return err
 	}

@@ -21,6 +21,12 @@ func AtByte(e *json.SyntaxError) string {
 	return fmt.Sprintf("invalid JSON at byte %d: %s", e.Offset, e.Error())
 }
 
+// Malformed is the SyntaxReason of the Anthropic and Chat Completions
+// codecs: "malformed JSON: " and the decoder's message.
+func Malformed(e *json.SyntaxError) string {
+	return "malformed JSON: " + e.Error()
+}
+
 // Unmarshal decodes data into v. A failure is a *llm.BadRequestError:
 //   - a type mismatch names path joined with the member the decoder names
 //     ("messages.content") and reads "expected a string, got number";
