@@ -171,32 +171,10 @@ func appendUserTurn(msgs []llm.Message, parts []llm.Part) []llm.Message {
 	return msgs
 }
 
+// decodeContent decodes a message's content: a string or an array of
+// content blocks.
 func decodeContent(raw json.RawMessage, path string) ([]llm.Part, error) {
-	if wirejson.IsNull(raw) {
-		return nil, badRequest(path, "required")
-	}
-	if raw[0] == '"' {
-		var s string
-		if err := wirejson.Unmarshal(raw, &s, path, wirejson.Malformed); err != nil {
-			return nil, err
-		}
-		return []llm.Part{{Type: llm.PartText, Text: s}}, nil
-	}
-	blocks, err := wirejson.UnmarshalList[inBlock](raw, path, wirejson.Malformed)
-	if err != nil {
-		return nil, err
-	}
-	parts := make([]llm.Part, 0, len(blocks))
-	for j := range blocks {
-		p, ok, err := blockPart(&blocks[j], fmt.Sprintf("%s[%d]", path, j))
-		if err != nil {
-			return nil, err
-		}
-		if ok {
-			parts = append(parts, p)
-		}
-	}
-	return parts, nil
+	return wirejson.Content(raw, path, wirejson.Malformed, blockPart)
 }
 
 // decodeBlock decodes one content block. ok is false for server-side tool

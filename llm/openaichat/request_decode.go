@@ -195,29 +195,10 @@ func decodeAssistant(m inMessage, path string) (llm.Message, error) {
 // decodeParts decodes a message's content: a string or an array of parts.
 // textOnly restricts the array to text (and refusal) parts.
 func decodeParts(raw json.RawMessage, path string, textOnly bool) ([]llm.Part, error) {
-	if wirejson.IsNull(raw) {
-		return nil, badRequest(path, "required")
-	}
-	if raw[0] == '"' {
-		var s string
-		if err := wirejson.Unmarshal(raw, &s, path, wirejson.Malformed); err != nil {
-			return nil, err
-		}
-		return []llm.Part{{Type: llm.PartText, Text: s}}, nil
-	}
-	items, err := wirejson.UnmarshalList[inPart](raw, path, wirejson.Malformed)
-	if err != nil {
-		return nil, err
-	}
-	parts := make([]llm.Part, 0, len(items))
-	for j, p := range items {
-		part, err := decodePart(p, fmt.Sprintf("%s[%d]", path, j), textOnly)
-		if err != nil {
-			return nil, err
-		}
-		parts = append(parts, part)
-	}
-	return parts, nil
+	return wirejson.Content(raw, path, wirejson.Malformed, func(p *inPart, path string) (llm.Part, bool, error) {
+		part, err := decodePart(*p, path, textOnly)
+		return part, true, err
+	})
 }
 
 func decodePart(p inPart, path string, textOnly bool) (llm.Part, error) {
