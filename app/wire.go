@@ -132,12 +132,9 @@ func wire(ctx context.Context, cfg Config, logger *slog.Logger) (_ *components, 
 		ProviderFor: tenantProviderFor(c.hc, cfg.AllowPrivate),
 		Credentials: credentialsAdapter{resolver: c.resolver, catalog: c.catalog},
 		Codecs:      c.codecs,
-		ModelOf: map[llm.Format]dispatch.ModelOfFunc{
-			llm.FormatAnthropic: anthropic.ModelOf, llm.FormatChat: openaichat.ModelOf, llm.FormatResponses: responses.ModelOf,
-		},
-		Sink:   c.tracing.sink(c.attemptSink),
-		Pricer: gateway.Pricer{Catalog: c.catalog}, // the request record's pricer too
-		Logger: logger.With("component", "dispatch"),
+		Sink:        c.tracing.sink(c.attemptSink),
+		Pricer:      gateway.Pricer{Catalog: c.catalog}, // the request record's pricer too
+		Logger:      logger.With("component", "dispatch"),
 	})
 	router, err := routing.DefaultRouter(routing.Config{EmbedTimeout: cfg.EmbedTimeout})
 	if err != nil {

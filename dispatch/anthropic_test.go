@@ -26,7 +26,7 @@ func anthropicHarness(t *testing.T) *harness {
 	h.exec = dispatch.NewExecutor(dispatch.Config{FirstByteTimeout: testTimeout, StreamIdleTimeout: testTimeout, NonStreamTimeout: testTimeout},
 		dispatch.Deps{
 			Providers:   map[string]dispatch.Provider{"openai": openaiProvider(), "anthropic": anthropic.New(anthropic.Config{}, nil)},
-			Credentials: h.creds, Codecs: codecs(), ModelOf: modelOf(), Sink: h.sink, Clock: h.clock, Pricer: pricer{},
+			Credentials: h.creds, Codecs: codecs(), Sink: h.sink, Clock: h.clock, Pricer: pricer{},
 			Rand: dispatchtest.Rand(jitter),
 		})
 	return h

@@ -59,7 +59,7 @@ func benchAdded(b *testing.B, conc int, stream bool) {
 		Providers: map[string]dispatch.Provider{"openai": openai.New(openai.Config{}, benchClient())},
 		Credentials: dispatchtest.NewCredentials(map[string]dispatch.Credential{
 			"openai": {ID: "cred-1", Secret: "sk-bench"}}),
-		Codecs: codecs(), ModelOf: modelOf(), Sink: q,
+		Codecs: codecs(), Sink: q,
 	})
 	plan := dispatch.Plan{Targets: []dispatch.Target{{Model: "model-up", Provider: "openai", Upstream: "up",
 		Format: llm.FormatChat, BaseURL: up.URL + "/v1"}}}

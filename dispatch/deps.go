@@ -23,13 +23,9 @@ type Deps struct {
 	ProviderFor func(t Target) Provider
 	// Credentials resolves an organisation's credential per provider.
 	Credentials Credentials
-	// Codecs maps each wire format to its codec.
+	// Codecs maps each wire format to its codec; the target guard reads a
+	// body's model with the target format's codec (llm.Codec.ModelOf).
 	Codecs map[llm.Format]llm.Codec
-	// ModelOf reads the model field of a wire body per format for the target
-	// guard; formats missing here use the built-in reader of the top-level
-	// "model" string. Gemini carries the model in the URL: its entry (or the
-	// built-in one) is not consulted.
-	ModelOf map[llm.Format]ModelOfFunc
 	// Sink receives attempt events; nil drops them. Wrap a slow sink in
 	// AsyncSink.
 	Sink Sink
@@ -46,9 +42,6 @@ type Deps struct {
 	// discards them.
 	Logger *slog.Logger
 }
-
-// ModelOfFunc returns the top-level model of a wire request body.
-type ModelOfFunc func(body []byte) (string, error)
 
 // Pricer prices usage served by a target, in integer micro-dollars; the same
 // pricer prices the request record, so attempt and request costs agree. It

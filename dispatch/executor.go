@@ -21,7 +21,6 @@ type Executor struct {
 	provFor   func(Target) Provider
 	creds     Credentials
 	codecs    map[llm.Format]llm.Codec
-	modelOf   map[llm.Format]ModelOfFunc
 	sink      Sink
 	idem      Idempotency
 	pricer    Pricer
@@ -46,7 +45,6 @@ func NewExecutor(cfg Config, deps Deps) *Executor {
 		provFor:   deps.ProviderFor,
 		creds:     deps.Credentials,
 		codecs:    copyMap(deps.Codecs),
-		modelOf:   copyMap(deps.ModelOf),
 		sink:      deps.Sink,
 		idem:      deps.Idempotency,
 		pricer:    deps.Pricer,

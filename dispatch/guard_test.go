@@ -18,29 +18,32 @@ type staleCodec struct{ *openaichat.Codec }
 
 func (staleCodec) SetModel(body []byte, _ string) ([]byte, error) { return body, nil }
 
+// readerCodec is a Chat codec whose model reader is replaced.
+type readerCodec struct {
+	*openaichat.Codec
+	modelOf func([]byte) (string, error)
+}
+
+func (c readerCodec) ModelOf(body []byte) (string, error) { return c.modelOf(body) }
+
 // TestTargetGuard: a wire body whose model is not the plan target's upstream
 // id is never sent; the walk stops with target_mismatch.
 func TestTargetGuard(t *testing.T) {
 	tests := []struct {
 		name  string
 		codec llm.Codec
-		model dispatch.ModelOfFunc
 	}{
-		{"fast path leaves the caller's model", staleCodec{openaichat.New()}, nil},
-		{"model reader sees another model", openaichat.New(), func([]byte) (string, error) { return "other", nil }},
-		{"model reader fails", openaichat.New(), func([]byte) (string, error) { return "", errors.New("no model") }},
+		{"fast path leaves the caller's model", staleCodec{openaichat.New()}},
+		{"model reader sees another model", readerCodec{openaichat.New(), func([]byte) (string, error) { return "other", nil }}},
+		{"model reader fails", readerCodec{openaichat.New(), func([]byte) (string, error) { return "", errors.New("no model") }}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t, dispatch.Config{}, "a", "b")
-			deps := dispatch.Deps{
+			h.exec = dispatch.NewExecutor(dispatch.Config{}, dispatch.Deps{
 				Providers: map[string]dispatch.Provider{"openai": openaiProvider()}, Credentials: h.creds,
 				Codecs: map[llm.Format]llm.Codec{llm.FormatChat: tc.codec}, Sink: h.sink, Clock: h.clock,
-			}
-			if tc.model != nil {
-				deps.ModelOf = map[llm.Format]dispatch.ModelOfFunc{llm.FormatChat: tc.model}
-			}
-			h.exec = dispatch.NewExecutor(dispatch.Config{}, deps)
+			})
 			res, _, err := h.run(h.plan("a", "b"), false)
 			if !errors.Is(err, dispatch.ErrTargetMismatch) {
 				t.Fatalf("err %v, want target mismatch", err)

@@ -83,7 +83,6 @@ func newHarness(t *testing.T, cfg dispatch.Config, upstreams ...string) *harness
 		Providers:   map[string]dispatch.Provider{"openai": openai.New(openai.Config{}, nil)},
 		Credentials: h.creds,
 		Codecs:      codecs(),
-		ModelOf:     modelOf(),
 		Sink:        h.sink,
 		Pricer:      pricer{},
 		Clock:       h.clock,
@@ -223,11 +222,6 @@ func openaiProvider() dispatch.Provider { return openai.New(openai.Config{}, nil
 // codecs are the real wire codecs the executor decodes upstream answers with.
 func codecs() map[llm.Format]llm.Codec {
 	return map[llm.Format]llm.Codec{llm.FormatChat: openaichat.New(), llm.FormatAnthropic: anthropic.New()}
-}
-
-// modelOf are the codecs' model readers for the target guard.
-func modelOf() map[llm.Format]dispatch.ModelOfFunc {
-	return map[llm.Format]dispatch.ModelOfFunc{llm.FormatChat: openaichat.ModelOf, llm.FormatAnthropic: anthropic.ModelOf}
 }
 
 // waitRequests waits until u has received n requests (so a run is known to be

@@ -27,7 +27,6 @@ func TestProviderFor(t *testing.T) {
 		Providers:   map[string]dispatch.Provider{"openai": compat},
 		Credentials: creds,
 		Codecs:      codecs(),
-		ModelOf:     modelOf(),
 		ProviderFor: func(tg dispatch.Target) dispatch.Provider {
 			asked = append(asked, tg)
 			if tg.Format == llm.FormatChat && tg.BaseURL != "" {

@@ -43,4 +43,13 @@ type Codec interface {
 	// path: every other byte and unknown field survives). Gemini carries the
 	// model in the URL, so its SetModel returns body unchanged.
 	SetModel(body []byte, model string) ([]byte, error)
+	// ModelOf returns the model a request body names without decoding the
+	// rest of it, read exactly as DecodeRequest reads it: for every body
+	// DecodeRequest accepts, ModelOf returns that request's Model and no
+	// error. (Where the key repeats, both take the last top-level "model"
+	// member; a key spelled with escapes counts, other letter cases and nested
+	// members do not.) A body without a model yields "" or, for a format whose
+	// ModelOf requires one, a *BadRequestError naming "model". Gemini carries
+	// the model in the URL: its ModelOf always returns "" and no error.
+	ModelOf(body []byte) (string, error)
 }

@@ -35,7 +35,6 @@ func newReplicas(t *testing.T) *replicas {
 			Providers:   map[string]dispatch.Provider{"openai": openai.New(openai.Config{}, nil)},
 			Credentials: dispatchtest.NewCredentials(map[string]dispatch.Credential{"openai": {ID: "cred-1", Secret: "sk-test"}}),
 			Codecs:      map[llm.Format]llm.Codec{llm.FormatChat: openaichat.New()},
-			ModelOf:     map[llm.Format]dispatch.ModelOfFunc{llm.FormatChat: openaichat.ModelOf},
 			Idempotency: c,
 		})
 	}

@@ -3,8 +3,8 @@
 // translated to and from the canonical model of package llm.
 //
 // Ring: kernel. It performs no I/O: every function works on bytes in memory
-// or on the io.Reader/io.Writer it is handed, and it imports only llm, llm/sse
-// and llm/internal/wirejson of Heddle's packages.
+// or on the io.Reader/io.Writer it is handed, and it imports only llm, llm/sse,
+// llm/internal/wirejson and llm/internal/dataurl of Heddle's packages.
 //
 // Conventions of the mapping:
 //   - A user message's tool_result blocks decode to a canonical RoleTool

@@ -1,5 +1,7 @@
 package anthropic
 
+import "github.com/heddle-gw/heddle/llm/internal/wirejson"
+
 // errorBody is the API's error shape, also the data of a stream error event.
 type errorBody struct {
 	Type  string      `json:"type"`
@@ -18,7 +20,7 @@ func (*Codec) EncodeError(status int, kind, message string) []byte {
 	if kind == "" {
 		kind = KindForStatus(status)
 	}
-	b, err := marshal(errorBody{Type: "error", Error: errorDetail{Type: kind, Message: message}})
+	b, err := wirejson.Marshal(errorBody{Type: "error", Error: errorDetail{Type: kind, Message: message}})
 	if err != nil {
 		return []byte(`{"type":"error","error":{"type":"api_error","message":"internal error"}}`)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/heddle-gw/heddle/llm"
+	"github.com/heddle-gw/heddle/llm/internal/wirejson"
 )
 
 // DecodeRequest parses a Messages request body. model, messages and
@@ -23,10 +24,14 @@ func (*Codec) DecodeCountRequest(body []byte) (*llm.Request, error) {
 
 func decodeRequest(body []byte, needMaxTokens bool) (*llm.Request, error) {
 	var in inRequest
-	if err := decodeAt(body, &in, ""); err != nil {
+	if err := wirejson.Unmarshal(body, &in, "", wirejson.Malformed); err != nil {
 		return nil, err
 	}
-	if in.Model == nil || *in.Model == "" {
+	model, err := modelOf(body)
+	if err != nil {
+		return nil, err
+	}
+	if model == "" {
 		return nil, badRequest("model", "required")
 	}
 	switch {
@@ -35,11 +40,11 @@ func decodeRequest(body []byte, needMaxTokens bool) (*llm.Request, error) {
 	case in.MaxTokens != nil && *in.MaxTokens < 1 && needMaxTokens:
 		return nil, badRequest("max_tokens", "must be at least 1")
 	}
-	if isNull(in.Messages) {
+	if wirejson.IsNull(in.Messages) {
 		return nil, badRequest("messages", "required")
 	}
 	r := &llm.Request{
-		Model: *in.Model, Temperature: in.Temperature, TopP: in.TopP, TopK: in.TopK,
+		Model: model, Temperature: in.Temperature, TopP: in.TopP, TopK: in.TopK,
 		Stop: in.StopSequences, Stream: in.Stream,
 	}
 	if in.MaxTokens != nil {
@@ -48,7 +53,6 @@ func decodeRequest(body []byte, needMaxTokens bool) (*llm.Request, error) {
 	if in.Metadata != nil {
 		r.User = in.Metadata.UserID
 	}
-	var err error
 	if r.System, err = decodeSystem(in.System); err != nil {
 		return nil, err
 	}
@@ -74,12 +78,12 @@ func decodeRequest(body []byte, needMaxTokens bool) (*llm.Request, error) {
 }
 
 func decodeSystem(raw json.RawMessage) ([]llm.Part, error) {
-	if isNull(raw) {
+	if wirejson.IsNull(raw) {
 		return nil, nil
 	}
 	if raw[0] == '"' {
 		var s string
-		if err := decodeAt(raw, &s, "system"); err != nil {
+		if err := wirejson.Unmarshal(raw, &s, "system", wirejson.Malformed); err != nil {
 			return nil, err
 		}
 		if s == "" {
@@ -87,7 +91,7 @@ func decodeSystem(raw json.RawMessage) ([]llm.Part, error) {
 		}
 		return []llm.Part{{Type: llm.PartText, Text: s}}, nil
 	}
-	blocks, err := decodeList[inBlock](raw, "system")
+	blocks, err := wirejson.UnmarshalList[inBlock](raw, "system", wirejson.Malformed)
 	if err != nil {
 		return nil, err
 	}
@@ -103,7 +107,7 @@ func decodeSystem(raw json.RawMessage) ([]llm.Part, error) {
 }
 
 func decodeMessages(raw json.RawMessage) ([]llm.Message, error) {
-	items, err := decodeList[inMessage](raw, "messages")
+	items, err := wirejson.UnmarshalList[inMessage](raw, "messages", wirejson.Malformed)
 	if err != nil {
 		return nil, err
 	}
@@ -167,39 +171,17 @@ func appendUserTurn(msgs []llm.Message, parts []llm.Part) []llm.Message {
 	return msgs
 }
 
+// decodeContent decodes a message's content: a string or an array of
+// content blocks.
 func decodeContent(raw json.RawMessage, path string) ([]llm.Part, error) {
-	if isNull(raw) {
-		return nil, badRequest(path, "required")
-	}
-	if raw[0] == '"' {
-		var s string
-		if err := decodeAt(raw, &s, path); err != nil {
-			return nil, err
-		}
-		return []llm.Part{{Type: llm.PartText, Text: s}}, nil
-	}
-	blocks, err := decodeList[inBlock](raw, path)
-	if err != nil {
-		return nil, err
-	}
-	parts := make([]llm.Part, 0, len(blocks))
-	for j := range blocks {
-		p, ok, err := blockPart(&blocks[j], fmt.Sprintf("%s[%d]", path, j))
-		if err != nil {
-			return nil, err
-		}
-		if ok {
-			parts = append(parts, p)
-		}
-	}
-	return parts, nil
+	return wirejson.Content(raw, path, wirejson.Malformed, blockPart)
 }
 
 // decodeBlock decodes one content block. ok is false for server-side tool
 // blocks, which have no canonical form and are left out.
 func decodeBlock(raw json.RawMessage, path string) (p llm.Part, ok bool, err error) {
 	var b inBlock
-	if err := decodeAt(raw, &b, path); err != nil {
+	if err := wirejson.Unmarshal(raw, &b, path, wirejson.Malformed); err != nil {
 		return p, false, err
 	}
 	return blockPart(&b, path)
@@ -223,7 +205,7 @@ func blockPart(b *inBlock, path string) (p llm.Part, ok bool, err error) {
 			return p, false, badRequest(path+".name", "required")
 		}
 		args := "{}"
-		if !isNull(b.Input) {
+		if !wirejson.IsNull(b.Input) {
 			args = compactJSON(b.Input)
 		}
 		return llm.Part{Type: llm.PartToolCall, ID: b.ID, Name: b.Name, Arguments: args, CacheControl: cache}, true, nil
@@ -232,7 +214,7 @@ func blockPart(b *inBlock, path string) (p llm.Part, ok bool, err error) {
 			return p, false, badRequest(path+".tool_use_id", "required")
 		}
 		p = llm.Part{Type: llm.PartToolResult, ID: b.ToolUseID, IsError: b.IsError, CacheControl: cache}
-		if !isNull(b.Content) {
+		if !wirejson.IsNull(b.Content) {
 			if p.Result, err = decodeContent(b.Content, path+".content"); err != nil {
 				return p, false, err
 			}
@@ -296,10 +278,10 @@ func decodeSource(b inBlock, path string) (llm.Part, error) {
 }
 
 func decodeTools(raw json.RawMessage) ([]llm.Tool, error) {
-	if isNull(raw) {
+	if wirejson.IsNull(raw) {
 		return nil, nil
 	}
-	items, err := decodeList[inTool](raw, "tools")
+	items, err := wirejson.UnmarshalList[inTool](raw, "tools", wirejson.Malformed)
 	if err != nil {
 		return nil, err
 	}
@@ -313,7 +295,7 @@ func decodeTools(raw json.RawMessage) ([]llm.Tool, error) {
 			return nil, badRequest(path+".name", "required")
 		}
 		tool := llm.Tool{Name: t.Name, Description: t.Description, CacheControl: cacheMark(t.CacheControl)}
-		if !isNull(t.InputSchema) {
+		if !wirejson.IsNull(t.InputSchema) {
 			tool.Parameters = t.InputSchema
 		}
 		tools = append(tools, tool)
@@ -322,11 +304,11 @@ func decodeTools(raw json.RawMessage) ([]llm.Tool, error) {
 }
 
 func decodeToolChoice(raw json.RawMessage, r *llm.Request) error {
-	if isNull(raw) {
+	if wirejson.IsNull(raw) {
 		return nil
 	}
 	var tc inToolChoice
-	if err := decodeAt(raw, &tc, "tool_choice"); err != nil {
+	if err := wirejson.Unmarshal(raw, &tc, "tool_choice", wirejson.Malformed); err != nil {
 		return err
 	}
 	choice := &llm.ToolChoice{}

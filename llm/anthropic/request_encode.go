@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/heddle-gw/heddle/llm"
+	"github.com/heddle-gw/heddle/llm/internal/dataurl"
+	"github.com/heddle-gw/heddle/llm/internal/wirejson"
 )
 
 // emptySchema is the input_schema of a tool that takes no parameters.
@@ -47,7 +49,7 @@ func (c *Codec) EncodeRequest(r *llm.Request) ([]byte, error) {
 		out.Metadata = &outMetadata{UserID: r.User}
 	}
 	encodeThinking(&out, r)
-	return marshal(out)
+	return wirejson.Marshal(out)
 }
 
 func encodeSystem(parts []llm.Part) any {
@@ -177,7 +179,7 @@ func mediaBlock(p llm.Part) outBlock {
 		b.Title = ""
 	}
 	mediaType, data, url := p.MediaType, p.Data, p.URL
-	if mt, d, ok := parseDataURL(url); ok {
+	if mt, d, ok := dataurl.Parse(url); ok {
 		mediaType, data, url = mt, d, ""
 	}
 	switch {
@@ -193,23 +195,6 @@ func mediaBlock(p llm.Part) outBlock {
 		b.Source = &outSource{Type: "base64", MediaType: mediaType, Data: data}
 	}
 	return b
-}
-
-// parseDataURL splits a base64 data: URL into its media type and data.
-func parseDataURL(u string) (mediaType, data string, ok bool) {
-	rest, found := strings.CutPrefix(u, "data:")
-	if !found {
-		return "", "", false
-	}
-	meta, data, found := strings.Cut(rest, ",")
-	if !found {
-		return "", "", false
-	}
-	mediaType, found = strings.CutSuffix(meta, ";base64")
-	if !found {
-		return "", "", false
-	}
-	return mediaType, data, true
 }
 
 func encodeToolChoice(tc *llm.ToolChoice, parallel *bool) *outToolChoice {

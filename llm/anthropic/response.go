@@ -2,12 +2,13 @@ package anthropic
 
 import (
 	"github.com/heddle-gw/heddle/llm"
+	"github.com/heddle-gw/heddle/llm/internal/wirejson"
 )
 
 // DecodeResponse parses a complete Messages response from an upstream.
 func (*Codec) DecodeResponse(body []byte) (*llm.Response, error) {
 	var in wireResponse
-	if err := decodeAt(body, &in, ""); err != nil {
+	if err := wirejson.Unmarshal(body, &in, "", wirejson.Malformed); err != nil {
 		return nil, err
 	}
 	if in.Type != "" && in.Type != "message" {
@@ -20,7 +21,7 @@ func (*Codec) DecodeResponse(body []byte) (*llm.Response, error) {
 	if in.StopSequence != nil {
 		r.StopSequence = *in.StopSequence
 	}
-	if !isNull(in.Content) {
+	if !wirejson.IsNull(in.Content) {
 		parts, err := decodeContent(in.Content, "content")
 		if err != nil {
 			return nil, err
@@ -42,7 +43,7 @@ func (c *Codec) EncodeResponse(r *llm.Response) ([]byte, error) {
 	if r.StopSequence != "" {
 		out.StopSequence = &r.StopSequence
 	}
-	return marshal(out)
+	return wirejson.Marshal(out)
 }
 
 // responseBlocks renders answer content for a caller. Reasoning of another

@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/heddle-gw/heddle/llm"
+	"github.com/heddle-gw/heddle/llm/internal/wirejson"
 	"github.com/heddle-gw/heddle/llm/sse"
 )
 
@@ -149,7 +150,7 @@ type indexlessEvent struct {
 }
 
 func (s *streamEncoder) frame(event string, v any) error {
-	data, err := marshal(v)
+	data, err := wirejson.Marshal(v)
 	if err != nil {
 		return err
 	}

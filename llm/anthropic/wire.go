@@ -7,7 +7,6 @@ import "encoding/json"
 // encoded, their field order being the order the API writes.
 
 type inRequest struct {
-	Model         *string         `json:"model"`
 	MaxTokens     *int            `json:"max_tokens"`
 	System        json.RawMessage `json:"system"`
 	Messages      json.RawMessage `json:"messages"`

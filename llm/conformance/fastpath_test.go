@@ -5,19 +5,7 @@ import (
 	"testing"
 
 	"github.com/heddle-gw/heddle/llm"
-	"github.com/heddle-gw/heddle/llm/anthropic"
-	"github.com/heddle-gw/heddle/llm/gemini"
-	"github.com/heddle-gw/heddle/llm/openaichat"
-	"github.com/heddle-gw/heddle/llm/responses"
 )
-
-// modelOf is each format's cheap model reader, as dispatch uses it.
-var modelOf = map[llm.Format]func([]byte) (string, error){
-	llm.FormatAnthropic: anthropic.ModelOf,
-	llm.FormatChat:      openaichat.ModelOf,
-	llm.FormatResponses: responses.ModelOf,
-	llm.FormatGemini:    gemini.ModelOf,
-}
 
 // futureMember is an unknown top-level member, written the way no encoder
 // would (spacing, a trailing zero, an escape), so only a byte-exact
@@ -49,7 +37,7 @@ func TestSameFormatRequestFastPath(t *testing.T) {
 			if !bytes.Equal(got, want) {
 				t.Errorf("SetModel changed more than the model:\n got %s\nwant %s", got, want)
 			}
-			m, err := modelOf[f](got)
+			m, err := newCodec(f).ModelOf(got)
 			if err != nil {
 				t.Fatalf("ModelOf: %v", err)
 			}

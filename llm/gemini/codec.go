@@ -32,8 +32,10 @@ func (*Codec) NewStreamEncoder(w io.Writer) llm.StreamEncoder { return newStream
 // SetModel returns body unchanged: Gemini carries the model in the URL.
 func (*Codec) SetModel(body []byte, _ string) ([]byte, error) { return body, nil }
 
-// ModelOf returns "" and no error: a Gemini body never names its model.
-func ModelOf([]byte) (string, error) { return "", nil }
+// ModelOf returns "" and no error: a Gemini body never names its model (the
+// URL path does, models/{model}:generateContent), and DecodeRequest leaves
+// Request.Model empty for the caller to set from the path.
+func (*Codec) ModelOf([]byte) (string, error) { return "", nil }
 
 // wireErrorBody is Google's error shape.
 type wireErrorBody struct {

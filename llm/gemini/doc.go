@@ -4,7 +4,8 @@
 // translated to and from Heddle's canonical model.
 //
 // Ring: kernel. It performs no I/O: every function works on bytes, or on the
-// io.Reader and io.Writer it is handed, and it imports only llm, llm/sse and llm/internal/wirejson.
+// io.Reader and io.Writer it is handed, and it imports only llm, llm/sse,
+// llm/internal/wirejson and llm/internal/dataurl.
 //
 // Mapping choices worth knowing:
 //   - The model is in the URL: SetModel returns the body unchanged, ModelOf

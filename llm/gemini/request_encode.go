@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/heddle-gw/heddle/llm"
+	"github.com/heddle-gw/heddle/llm/internal/dataurl"
 	"github.com/heddle-gw/heddle/llm/internal/wirejson"
 )
 
@@ -180,7 +181,7 @@ func mediaPart(p llm.Part) (outPart, bool) {
 	case p.Data != "":
 		return outPart{InlineData: &outBlob{MimeType: or(p.MediaType, defaultMediaType(p)), Data: p.Data}}, true
 	case strings.HasPrefix(p.URL, "data:"):
-		mt, data, ok := parseDataURL(p.URL)
+		mt, data, ok := dataurl.Parse(p.URL)
 		if !ok {
 			return outPart{}, false
 		}
@@ -211,20 +212,6 @@ func defaultMediaType(p llm.Part) string {
 		return "image/jpeg"
 	}
 	return "application/pdf"
-}
-
-// parseDataURL splits "data:<media type>;base64,<data>".
-func parseDataURL(u string) (mediaType, data string, ok bool) {
-	rest, _ := strings.CutPrefix(u, "data:")
-	meta, data, found := strings.Cut(rest, ",")
-	if !found {
-		return "", "", false
-	}
-	mediaType, found = strings.CutSuffix(meta, ";base64")
-	if !found || data == "" {
-		return "", "", false
-	}
-	return mediaType, data, true
 }
 
 // encodeToolChoice renders toolConfig.

@@ -137,7 +137,7 @@ func TestEncodeError(t *testing.T) {
 	if body, err := New().SetModel([]byte(`{"x":1}`), "m"); err != nil || string(body) != `{"x":1}` {
 		t.Errorf("SetModel changed the body: %s %v", body, err)
 	}
-	if m, err := ModelOf([]byte(`{"model":"x"}`)); m != "" || err != nil {
+	if m, err := New().ModelOf([]byte(`{"model":"x"}`)); m != "" || err != nil {
 		t.Errorf("ModelOf = %q %v", m, err)
 	}
 }

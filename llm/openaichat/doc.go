@@ -6,7 +6,7 @@
 //
 // Ring: kernel. It performs no I/O: every function works on bytes in memory
 // or on the io.Reader/io.Writer it is handed, and it imports only llm, llm/sse
-// and llm/internal/wirejson of Heddle's packages.
+// and llm/internal (wirejson, dataurl, openaierr) of Heddle's packages.
 //
 // Conventions of the mapping:
 //   - system and developer messages go to Request.System in order (the

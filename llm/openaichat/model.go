@@ -5,8 +5,13 @@ import "github.com/heddle-gw/heddle/llm/internal/wirejson"
 // ModelOf returns the top-level "model" string of a request body without
 // decoding the rest of it; "" when the body has no model member. It is a
 // *llm.BadRequestError when the body is not a JSON object or the model is
-// not a string. Duplicate model members yield the last, as the decoder does.
-func ModelOf(body []byte) (string, error) {
+// not a string. Duplicate model members yield the last. DecodeRequest reads
+// the model through the same function, so the two cannot disagree.
+func (*Codec) ModelOf(body []byte) (string, error) { return modelOf(body) }
+
+// modelOf is the one reader of a request's model, shared by ModelOf and the
+// decoder.
+func modelOf(body []byte) (string, error) {
 	return wirejson.StringMember(body, "model")
 }
 

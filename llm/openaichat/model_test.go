@@ -27,7 +27,7 @@ func TestSetModel(t *testing.T) {
 			if string(got) != tt.want {
 				t.Errorf("SetModel =\n%s\nwant\n%s", got, tt.want)
 			}
-			if m, err := ModelOf(got); err != nil || m != tt.model {
+			if m, err := New().ModelOf(got); err != nil || m != tt.model {
 				t.Errorf("ModelOf(result) = %q, %v; want %q", m, err, tt.model)
 			}
 		})
@@ -58,7 +58,7 @@ func TestModelOf(t *testing.T) {
 		{`[{"model":"a"}]`, "", true},
 	}
 	for _, tt := range tests {
-		got, err := ModelOf([]byte(tt.body))
+		got, err := New().ModelOf([]byte(tt.body))
 		if got != tt.want || (err != nil) != tt.err {
 			t.Errorf("ModelOf(%s) = %q, %v; want %q, error %v", tt.body, got, err, tt.want, tt.err)
 		}

@@ -6,26 +6,32 @@ import (
 	"strings"
 
 	"github.com/heddle-gw/heddle/llm"
+	"github.com/heddle-gw/heddle/llm/internal/dataurl"
+	"github.com/heddle-gw/heddle/llm/internal/wirejson"
 )
 
 // DecodeRequest parses a Chat Completions request body. model and messages
 // are required.
 func (*Codec) DecodeRequest(body []byte) (*llm.Request, error) {
 	var in inRequest
-	if err := decodeAt(body, &in, ""); err != nil {
+	if err := wirejson.Unmarshal(body, &in, "", wirejson.Malformed); err != nil {
 		return nil, err
 	}
-	if in.Model == nil || *in.Model == "" {
+	model, err := modelOf(body)
+	if err != nil {
+		return nil, err
+	}
+	if model == "" {
 		return nil, badRequest("model", "required")
 	}
-	if isNull(in.Messages) {
+	if wirejson.IsNull(in.Messages) {
 		return nil, badRequest("messages", "required")
 	}
 	if in.N != nil && *in.N != 1 {
 		return nil, badRequest("n", "only n=1 is supported")
 	}
 	r := &llm.Request{
-		Model: *in.Model, ParallelToolCalls: in.ParallelToolCalls, Temperature: in.Temperature, TopP: in.TopP,
+		Model: model, ParallelToolCalls: in.ParallelToolCalls, Temperature: in.Temperature, TopP: in.TopP,
 		Seed: in.Seed, Stream: in.Stream, User: in.User, Metadata: in.Metadata,
 	}
 	switch {
@@ -44,7 +50,6 @@ func (*Codec) DecodeRequest(body []byte) (*llm.Request, error) {
 		e := *in.ReasoningEffort
 		r.Thinking = &llm.Thinking{Enabled: e != "none", Effort: e}
 	}
-	var err error
 	if r.Stop, err = decodeStop(in.Stop); err != nil {
 		return nil, err
 	}
@@ -64,18 +69,18 @@ func (*Codec) DecodeRequest(body []byte) (*llm.Request, error) {
 }
 
 func decodeStop(raw json.RawMessage) ([]string, error) {
-	if isNull(raw) {
+	if wirejson.IsNull(raw) {
 		return nil, nil
 	}
 	if raw[0] == '"' {
 		var s string
-		if err := decodeAt(raw, &s, "stop"); err != nil {
+		if err := wirejson.Unmarshal(raw, &s, "stop", wirejson.Malformed); err != nil {
 			return nil, err
 		}
 		return []string{s}, nil
 	}
 	var list []string
-	if err := decodeAt(raw, &list, "stop"); err != nil {
+	if err := wirejson.Unmarshal(raw, &list, "stop", wirejson.Malformed); err != nil {
 		return nil, err
 	}
 	return list, nil
@@ -101,7 +106,7 @@ func decodeResponseFormat(f *inResponseFormat) (*llm.ResponseFormat, error) {
 }
 
 func decodeMessages(raw json.RawMessage, r *llm.Request) error {
-	items, err := decodeList[inMessage](raw, "messages")
+	items, err := wirejson.UnmarshalList[inMessage](raw, "messages", wirejson.Malformed)
 	if err != nil {
 		return err
 	}
@@ -149,7 +154,7 @@ func decodeMessages(raw json.RawMessage, r *llm.Request) error {
 
 func decodeAssistant(m inMessage, path string) (llm.Message, error) {
 	msg := llm.Message{Role: llm.RoleAssistant, Name: m.Name}
-	if !isNull(m.Content) {
+	if !wirejson.IsNull(m.Content) {
 		parts, err := decodeParts(m.Content, path+".content", true)
 		if err != nil {
 			return msg, err
@@ -163,10 +168,10 @@ func decodeAssistant(m inMessage, path string) (llm.Message, error) {
 	if m.Refusal != nil && *m.Refusal != "" && len(msg.Content) == 0 {
 		msg.Content = append(msg.Content, llm.Part{Type: llm.PartText, Text: *m.Refusal})
 	}
-	if isNull(m.ToolCalls) {
+	if wirejson.IsNull(m.ToolCalls) {
 		return msg, nil
 	}
-	calls, err := decodeList[inToolCall](m.ToolCalls, path+".tool_calls")
+	calls, err := wirejson.UnmarshalList[inToolCall](m.ToolCalls, path+".tool_calls", wirejson.Malformed)
 	if err != nil {
 		return msg, err
 	}
@@ -190,29 +195,10 @@ func decodeAssistant(m inMessage, path string) (llm.Message, error) {
 // decodeParts decodes a message's content: a string or an array of parts.
 // textOnly restricts the array to text (and refusal) parts.
 func decodeParts(raw json.RawMessage, path string, textOnly bool) ([]llm.Part, error) {
-	if isNull(raw) {
-		return nil, badRequest(path, "required")
-	}
-	if raw[0] == '"' {
-		var s string
-		if err := decodeAt(raw, &s, path); err != nil {
-			return nil, err
-		}
-		return []llm.Part{{Type: llm.PartText, Text: s}}, nil
-	}
-	items, err := decodeList[inPart](raw, path)
-	if err != nil {
-		return nil, err
-	}
-	parts := make([]llm.Part, 0, len(items))
-	for j, p := range items {
-		part, err := decodePart(p, fmt.Sprintf("%s[%d]", path, j), textOnly)
-		if err != nil {
-			return nil, err
-		}
-		parts = append(parts, part)
-	}
-	return parts, nil
+	return wirejson.Content(raw, path, wirejson.Malformed, func(p *inPart, path string) (llm.Part, bool, error) {
+		part, err := decodePart(*p, path, textOnly)
+		return part, true, err
+	})
 }
 
 func decodePart(p inPart, path string, textOnly bool) (llm.Part, error) {
@@ -230,7 +216,7 @@ func decodePart(p inPart, path string, textOnly bool) (llm.Part, error) {
 			return llm.Part{}, badRequest(path+".image_url.url", "required")
 		}
 		part := llm.Part{Type: llm.PartImage, URL: p.ImageURL.URL}
-		if mt, data, ok := parseDataURL(part.URL); ok {
+		if mt, data, ok := dataurl.Parse(part.URL); ok {
 			part.URL, part.MediaType, part.Data = "", mt, data
 		}
 		return part, nil
@@ -250,17 +236,17 @@ func decodeFile(f *inFile, path string) (llm.Part, error) {
 		return llm.Part{}, badRequest(path+".file.file_data", "required")
 	}
 	part := llm.Part{Type: llm.PartDocument, Name: f.Filename, MediaType: "application/pdf", Data: f.FileData}
-	if mt, data, ok := parseDataURL(f.FileData); ok {
+	if mt, data, ok := dataurl.Parse(f.FileData); ok {
 		part.MediaType, part.Data = mt, data
 	}
 	return part, nil
 }
 
 func decodeTools(raw json.RawMessage) ([]llm.Tool, error) {
-	if isNull(raw) {
+	if wirejson.IsNull(raw) {
 		return nil, nil
 	}
-	items, err := decodeList[inTool](raw, "tools")
+	items, err := wirejson.UnmarshalList[inTool](raw, "tools", wirejson.Malformed)
 	if err != nil {
 		return nil, err
 	}
@@ -275,7 +261,7 @@ func decodeTools(raw json.RawMessage) ([]llm.Tool, error) {
 		}
 		f := t.Function
 		tool := llm.Tool{Name: f.Name, Description: f.Description, Strict: f.Strict}
-		if !isNull(f.Parameters) {
+		if !wirejson.IsNull(f.Parameters) {
 			tool.Parameters = f.Parameters
 		}
 		tools = append(tools, tool)
@@ -284,12 +270,12 @@ func decodeTools(raw json.RawMessage) ([]llm.Tool, error) {
 }
 
 func decodeToolChoice(raw json.RawMessage) (*llm.ToolChoice, error) {
-	if isNull(raw) {
+	if wirejson.IsNull(raw) {
 		return nil, nil
 	}
 	if raw[0] == '"' {
 		var s string
-		if err := decodeAt(raw, &s, "tool_choice"); err != nil {
+		if err := wirejson.Unmarshal(raw, &s, "tool_choice", wirejson.Malformed); err != nil {
 			return nil, err
 		}
 		switch s {
@@ -303,7 +289,7 @@ func decodeToolChoice(raw json.RawMessage) (*llm.ToolChoice, error) {
 		return nil, badRequest("tool_choice", fmt.Sprintf("unknown tool choice %q", s))
 	}
 	var c inNamedChoice
-	if err := decodeAt(raw, &c, "tool_choice"); err != nil {
+	if err := wirejson.Unmarshal(raw, &c, "tool_choice", wirejson.Malformed); err != nil {
 		return nil, err
 	}
 	if c.Type != "function" {
@@ -313,23 +299,6 @@ func decodeToolChoice(raw json.RawMessage) (*llm.ToolChoice, error) {
 		return nil, badRequest("tool_choice.function.name", "required")
 	}
 	return &llm.ToolChoice{Mode: llm.ToolChoiceTool, Name: c.Function.Name}, nil
-}
-
-// parseDataURL splits a base64 data: URL into its media type and data.
-func parseDataURL(u string) (mediaType, data string, ok bool) {
-	rest, found := strings.CutPrefix(u, "data:")
-	if !found {
-		return "", "", false
-	}
-	meta, data, found := strings.Cut(rest, ",")
-	if !found {
-		return "", "", false
-	}
-	mediaType, found = strings.CutSuffix(meta, ";base64")
-	if !found {
-		return "", "", false
-	}
-	return mediaType, data, true
 }
 
 func cacheMark(c *wireCache) string {

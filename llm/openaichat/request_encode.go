@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	"github.com/heddle-gw/heddle/llm"
+	"github.com/heddle-gw/heddle/llm/internal/dataurl"
+	"github.com/heddle-gw/heddle/llm/internal/wirejson"
 )
 
 // EncodeRequest renders r as a Chat Completions request body for an
@@ -53,7 +55,7 @@ func (c *Codec) EncodeRequest(r *llm.Request) ([]byte, error) {
 		}
 	}
 	out.ReasoningEffort = reasoningEffort(r.Thinking)
-	return marshal(out)
+	return wirejson.Marshal(out)
 }
 
 func encodeToolChoice(tc *llm.ToolChoice) any {
@@ -193,7 +195,7 @@ func userPart(p llm.Part) (outPart, bool) {
 	case llm.PartImage:
 		url := p.URL
 		if url == "" {
-			url = "data:" + p.MediaType + ";base64," + p.Data
+			url = dataurl.Format(p.MediaType, p.Data)
 		}
 		return outPart{Type: "image_url", ImageURL: &outImage{URL: url}}, true
 	case llm.PartDocument:
@@ -203,7 +205,7 @@ func userPart(p llm.Part) (outPart, bool) {
 		}
 		data := p.URL
 		if data == "" {
-			data = "data:" + p.MediaType + ";base64," + p.Data
+			data = dataurl.Format(p.MediaType, p.Data)
 		}
 		return outPart{Type: "file", File: &outFile{Filename: p.Name, FileData: data}}, true
 	}

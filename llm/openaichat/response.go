@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/heddle-gw/heddle/llm"
+	"github.com/heddle-gw/heddle/llm/internal/wirejson"
 )
 
 type inResponse struct {
@@ -57,7 +58,7 @@ type outRespMessage struct {
 // upstream; only the first choice is read.
 func (*Codec) DecodeResponse(body []byte) (*llm.Response, error) {
 	var in inResponse
-	if err := decodeAt(body, &in, ""); err != nil {
+	if err := wirejson.Unmarshal(body, &in, "", wirejson.Malformed); err != nil {
 		return nil, err
 	}
 	r := &llm.Response{ID: in.ID, Model: in.Model, Created: in.Created}
@@ -96,7 +97,7 @@ func (*Codec) DecodeResponse(body []byte) (*llm.Response, error) {
 // responseText reads a message's content: a string, null, or (from some
 // compatible servers) an array of text parts.
 func responseText(raw json.RawMessage) (string, error) {
-	if isNull(raw) {
+	if wirejson.IsNull(raw) {
 		return "", nil
 	}
 	parts, err := decodeParts(raw, "choices[0].message.content", true)
@@ -155,7 +156,7 @@ func (c *Codec) EncodeResponse(r *llm.Response) ([]byte, error) {
 	if out.Created == 0 {
 		out.Created = c.now()
 	}
-	return marshal(out)
+	return wirejson.Marshal(out)
 }
 
 // usageFromWire converts usage: prompt_tokens includes cached tokens, the

@@ -148,7 +148,7 @@ func TestEncodeError(t *testing.T) {
 		{401, "authentication_error", "invalid API key", `{"error":{"message":"invalid API key","type":"invalid_request_error","param":null,"code":"invalid_api_key"}}`},
 		{413, "request_too_large", "too big", `{"error":{"message":"too big","type":"invalid_request_error","param":null,"code":"request_too_large"}}`},
 		{429, "", "slow <down>", `{"error":{"message":"slow <down>","type":"requests","param":null,"code":"rate_limit_exceeded"}}`},
-		{503, "overloaded_error", "busy", `{"error":{"message":"busy","type":"server_error","param":null,"code":"overloaded"}}`},
+		{503, "overloaded_error", "busy", `{"error":{"message":"busy","type":"server_error","param":null,"code":"server_is_overloaded"}}`},
 		{502, "api_error", "failed", `{"error":{"message":"failed","type":"server_error","param":null,"code":null}}`},
 		{404, "", "no such model", `{"error":{"message":"no such model","type":"invalid_request_error","param":null,"code":null}}`},
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/heddle-gw/heddle/llm"
+	"github.com/heddle-gw/heddle/llm/internal/wirejson"
 	"github.com/heddle-gw/heddle/llm/sse"
 )
 
@@ -128,7 +129,7 @@ func (d *streamDecoder) chunk(data []byte) error {
 	if ch.Error != nil {
 		d.ended = true
 		code := ch.Error.Type
-		if !isNull(ch.Error.Code) {
+		if !wirejson.IsNull(ch.Error.Code) {
 			var s string
 			if json.Unmarshal(ch.Error.Code, &s) == nil && s != "" {
 				code = s

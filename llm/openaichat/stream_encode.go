@@ -5,6 +5,8 @@ import (
 	"io"
 
 	"github.com/heddle-gw/heddle/llm"
+	"github.com/heddle-gw/heddle/llm/internal/openaierr"
+	"github.com/heddle-gw/heddle/llm/internal/wirejson"
 	"github.com/heddle-gw/heddle/llm/sse"
 )
 
@@ -162,7 +164,7 @@ func (s *StreamEncoder) done() error {
 		return err
 	}
 	if s.IncludeUsage {
-		data, err := marshal(outChunk{
+		data, err := wirejson.Marshal(outChunk{
 			ID: s.id, Object: "chat.completion.chunk", Created: s.created, Model: s.model,
 			Choices: []outChunkChoice{}, Usage: usageToWire(s.usage),
 		})
@@ -183,7 +185,7 @@ func (s *StreamEncoder) chunk(d outDelta, finish *string) error {
 	if s.IncludeUsage {
 		ch.Usage = nullJSON
 	}
-	data, err := marshal(ch)
+	data, err := wirejson.Marshal(ch)
 	if err != nil {
 		return err
 	}
@@ -193,13 +195,13 @@ func (s *StreamEncoder) chunk(d outDelta, finish *string) error {
 
 // errorFrame writes the error object the API sends inside a broken stream.
 func (s *StreamEncoder) errorFrame(e llm.Event) error {
-	d := errorFor(500, e.ErrCode, e.ErrMessage)
-	if d.Type == e.ErrCode && e.ErrCode != "invalid_request_error" {
+	d, known := openaierr.For(500, e.ErrCode, e.ErrMessage)
+	if !known {
 		// Not an error kind this format knows: report a server error with
 		// the upstream's code.
-		d.Type, d.Code = "server_error", &e.ErrCode
+		d.Type, d.Code = openaierr.Server.Type(), &e.ErrCode
 	}
-	data, err := marshal(errorBody{Error: d})
+	data, err := wirejson.Marshal(openaierr.Body{Error: d})
 	if err != nil {
 		return err
 	}

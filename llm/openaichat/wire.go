@@ -7,7 +7,6 @@ import "encoding/json"
 // encoded, in the field order the API writes.
 
 type inRequest struct {
-	Model               *string           `json:"model"`
 	Messages            json.RawMessage   `json:"messages"`
 	Tools               json.RawMessage   `json:"tools"`
 	ToolChoice          json.RawMessage   `json:"tool_choice"`

@@ -4,7 +4,7 @@ import (
 	"io"
 
 	"github.com/heddle-gw/heddle/llm"
-	"github.com/heddle-gw/heddle/llm/internal/wirejson"
+	"github.com/heddle-gw/heddle/llm/internal/openaierr"
 )
 
 // family is the reasoning family of every OpenAI model.
@@ -28,68 +28,10 @@ func (*Codec) NewStreamDecoder(r io.Reader) llm.StreamDecoder { return newStream
 // NewStreamEncoder returns an encoder writing a Responses SSE stream to w.
 func (*Codec) NewStreamEncoder(w io.Writer) llm.StreamEncoder { return newStreamEncoder(w) }
 
-// wireErrorBody is OpenAI's error shape.
-type wireErrorBody struct {
-	Error wireErrorDetail `json:"error"`
-}
-
-type wireErrorDetail struct {
-	Message string  `json:"message"`
-	Type    string  `json:"type"`
-	Param   *string `json:"param"`
-	Code    *string `json:"code"`
-}
-
 // EncodeError renders OpenAI's {"error":{message,type,param,code}} shape.
-// kind is Heddle's Anthropic-style error type; it is mapped to OpenAI's.
+// kind is Heddle's Anthropic-style error type (or empty, in which case
+// status decides); the type and code come from OpenAI's one error table
+// (llm/internal/openaierr), which the Chat Completions codec shares.
 func (*Codec) EncodeError(status int, kind, message string) []byte {
-	typ, code := openAIErrorType(status, kind)
-	body := wireErrorBody{Error: wireErrorDetail{Message: message, Type: typ}}
-	if code != "" {
-		body.Error.Code = &code
-	}
-	out, err := wirejson.Marshal(body)
-	if err != nil {
-		return []byte(`{"error":{"message":"internal error","type":"server_error","param":null,"code":null}}`)
-	}
-	return out
-}
-
-// openAIErrorType maps an Anthropic-style error kind (or, lacking one, an
-// HTTP status) to OpenAI's error type and code.
-func openAIErrorType(status int, kind string) (typ, code string) {
-	switch kind {
-	case "invalid_request_error":
-		return "invalid_request_error", ""
-	case "authentication_error":
-		return "invalid_request_error", "invalid_api_key"
-	case "permission_error":
-		return "invalid_request_error", "permission_denied"
-	case "not_found_error":
-		return "invalid_request_error", "not_found"
-	case "request_too_large":
-		return "invalid_request_error", "request_too_large"
-	case "rate_limit_error":
-		return "rate_limit_error", "rate_limit_exceeded"
-	case "billing_error":
-		return "insufficient_quota", "insufficient_quota"
-	case "overloaded_error":
-		return "server_error", "server_is_overloaded"
-	case "api_error":
-		return "server_error", ""
-	}
-	switch {
-	case status == 401:
-		return "invalid_request_error", "invalid_api_key"
-	case status == 402:
-		return "insufficient_quota", "insufficient_quota"
-	case status == 429:
-		return "rate_limit_error", "rate_limit_exceeded"
-	case status >= 500:
-		return "server_error", ""
-	}
-	if kind != "" {
-		return kind, ""
-	}
-	return "invalid_request_error", ""
+	return openaierr.Encode(status, kind, message)
 }

@@ -4,7 +4,8 @@
 // shape, translated to and from Heddle's canonical model.
 //
 // Ring: kernel. It performs no I/O: every function works on bytes, or on the
-// io.Reader and io.Writer it is handed, and it imports only llm, llm/sse and llm/internal/wirejson.
+// io.Reader and io.Writer it is handed, and it imports only llm, llm/sse and
+// llm/internal (wirejson, dataurl, openaierr).
 //
 // Mapping choices worth knowing:
 //   - instructions and system/developer input messages become canonical System

@@ -42,7 +42,7 @@ func FuzzDecodeRequest(f *testing.F) {
 		if _, err := c.DecodeRequest(out); err != nil {
 			t.Fatalf("re-decode: %v\n%s", err, out)
 		}
-		if _, err := ModelOf(body); err != nil {
+		if _, err := c.ModelOf(body); err != nil {
 			t.Fatalf("ModelOf fails on a body DecodeRequest accepts: %v", err)
 		}
 		if _, err := c.SetModel(body, "x"); err != nil {

@@ -1,25 +1,20 @@
 package responses
 
-import (
-	"encoding/json"
-
-	"github.com/heddle-gw/heddle/llm/internal/wirejson"
-)
+import "github.com/heddle-gw/heddle/llm/internal/wirejson"
 
 // ModelOf returns the top-level "model" of a Responses request body without
-// decoding the rest of it. A body without a model is a *llm.BadRequestError.
-func ModelOf(body []byte) (string, error) {
-	spans, err := wirejson.MemberSpans(body, "model")
+// decoding the rest of it: the last member when the key repeats. A body that
+// is not a JSON object, a model that is not a string and a body without a
+// (non-empty) model are *llm.BadRequestError. DecodeRequest reads the model
+// through the same function, so the two cannot disagree.
+func (*Codec) ModelOf(body []byte) (string, error) { return modelOf(body) }
+
+// modelOf is the one reader of a request's model, shared by ModelOf and the
+// decoder.
+func modelOf(body []byte) (string, error) {
+	model, err := wirejson.StringMember(body, "model")
 	if err != nil {
 		return "", err
-	}
-	var model string
-	for _, s := range spans {
-		// Every model member must be a string; the last one wins (a null
-		// leaves the one before it), as encoding/json reads the body.
-		if json.Unmarshal(body[s.Start:s.End], &model) != nil {
-			return "", badRequest("model", "expected a string")
-		}
 	}
 	if model == "" {
 		return "", badRequest("model", "required")

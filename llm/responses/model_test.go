@@ -49,7 +49,7 @@ func TestModelOf(t *testing.T) {
 		{`nope`, "", "", false},
 	}
 	for _, tt := range tests {
-		got, err := ModelOf([]byte(tt.body))
+		got, err := New().ModelOf([]byte(tt.body))
 		var bad *llm.BadRequestError
 		if tt.ok != (err == nil) || got != tt.want || (!tt.ok && (!errors.As(err, &bad) || bad.Field != tt.field)) {
 			t.Errorf("ModelOf(%s) = %q, %v", tt.body, got, err)
@@ -66,7 +66,7 @@ func TestEncodeError(t *testing.T) {
 		{400, "invalid_request_error", `{"error":{"message":"m","type":"invalid_request_error","param":null,"code":null}}`},
 		{401, "authentication_error", `{"error":{"message":"m","type":"invalid_request_error","param":null,"code":"invalid_api_key"}}`},
 		{413, "request_too_large", `{"error":{"message":"m","type":"invalid_request_error","param":null,"code":"request_too_large"}}`},
-		{429, "rate_limit_error", `{"error":{"message":"m","type":"rate_limit_error","param":null,"code":"rate_limit_exceeded"}}`},
+		{429, "rate_limit_error", `{"error":{"message":"m","type":"requests","param":null,"code":"rate_limit_exceeded"}}`},
 		{402, "", `{"error":{"message":"m","type":"insufficient_quota","param":null,"code":"insufficient_quota"}}`},
 		{503, "overloaded_error", `{"error":{"message":"m","type":"server_error","param":null,"code":"server_is_overloaded"}}`},
 		{502, "api_error", `{"error":{"message":"m","type":"server_error","param":null,"code":null}}`},

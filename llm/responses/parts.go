@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/heddle-gw/heddle/llm"
+	"github.com/heddle-gw/heddle/llm/internal/dataurl"
 	"github.com/heddle-gw/heddle/llm/internal/wirejson"
 )
 
@@ -59,7 +60,7 @@ func decodeImage(p *wirePart, path string) (llm.Part, bool, error) {
 		return llm.Part{Type: llm.PartImage, ID: p.FileID}, true, nil
 	}
 	if strings.HasPrefix(url, "data:") {
-		mt, data, ok := parseDataURL(url)
+		mt, data, ok := dataurl.Parse(url)
 		if !ok {
 			return llm.Part{}, false, badRequest(path+".image_url", "malformed data URL, want data:<type>;base64,<data>")
 		}
@@ -73,7 +74,7 @@ func decodeFile(p *wirePart, path string) (llm.Part, bool, error) {
 	doc := llm.Part{Type: llm.PartDocument, Name: p.Filename}
 	switch {
 	case p.FileData != "":
-		mt, data, ok := parseDataURL(p.FileData)
+		mt, data, ok := dataurl.Parse(p.FileData)
 		if !ok {
 			// The API also takes bare base64; PDF is what it means then.
 			mt, data = "application/pdf", p.FileData
@@ -87,26 +88,4 @@ func decodeFile(p *wirePart, path string) (llm.Part, bool, error) {
 		return llm.Part{}, false, badRequest(path+".file_data", "one of file_data, file_url or file_id is required")
 	}
 	return doc, true, nil
-}
-
-// parseDataURL splits "data:<media type>;base64,<data>".
-func parseDataURL(u string) (mediaType, data string, ok bool) {
-	rest, found := strings.CutPrefix(u, "data:")
-	if !found {
-		return "", "", false
-	}
-	meta, data, found := strings.Cut(rest, ",")
-	if !found {
-		return "", "", false
-	}
-	mediaType, found = strings.CutSuffix(meta, ";base64")
-	if !found || data == "" {
-		return "", "", false
-	}
-	return mediaType, data, true
-}
-
-// dataURL renders base64 data as a data URL.
-func dataURL(mediaType, data string) string {
-	return "data:" + mediaType + ";base64," + data
 }

@@ -17,10 +17,11 @@ func (*Codec) DecodeRequest(body []byte) (*llm.Request, error) {
 	if err := unmarshal(body, &w, ""); err != nil {
 		return nil, err
 	}
-	req := &llm.Request{Metadata: w.Metadata}
-	if err := unmarshal(w.Model, &req.Model, "model"); err != nil || req.Model == "" {
-		return nil, badRequest("model", "required, a string")
+	model, err := modelOf(body)
+	if err != nil {
+		return nil, err
 	}
+	req := &llm.Request{Model: model, Metadata: w.Metadata}
 	if !wirejson.IsNull(w.Instructions) {
 		var instr string
 		if err := unmarshal(w.Instructions, &instr, "instructions"); err != nil {

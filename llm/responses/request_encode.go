@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/heddle-gw/heddle/llm"
+	"github.com/heddle-gw/heddle/llm/internal/dataurl"
 	"github.com/heddle-gw/heddle/llm/internal/wirejson"
 )
 
@@ -179,7 +180,7 @@ func inputContent(parts []llm.Part) []any {
 			img := outImage{Type: "input_image", Detail: "auto"}
 			switch {
 			case p.Data != "":
-				img.ImageURL = dataURL(p.MediaType, p.Data)
+				img.ImageURL = dataurl.Format(p.MediaType, p.Data)
 			case p.URL != "":
 				img.ImageURL = p.URL
 			case p.ID != "":
@@ -192,7 +193,7 @@ func inputContent(parts []llm.Part) []any {
 			f := outFile{Type: "input_file", Filename: p.Name}
 			switch {
 			case p.Data != "":
-				f.FileData = dataURL(p.MediaType, p.Data)
+				f.FileData = dataurl.Format(p.MediaType, p.Data)
 				if f.Filename == "" {
 					f.Filename = "document" + extension(p.MediaType)
 				}

@@ -6,7 +6,6 @@ import "encoding/json"
 // Polymorphic members stay raw and are decoded by position so that errors
 // name the exact element.
 type wireRequest struct {
-	Model             json.RawMessage   `json:"model"`
 	Instructions      json.RawMessage   `json:"instructions"`
 	Input             json.RawMessage   `json:"input"`
 	Tools             []json.RawMessage `json:"tools"`

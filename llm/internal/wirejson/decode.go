@@ -21,6 +21,12 @@ func AtByte(e *json.SyntaxError) string {
 	return fmt.Sprintf("invalid JSON at byte %d: %s", e.Offset, e.Error())
 }
 
+// Malformed is the SyntaxReason of the Anthropic and Chat Completions
+// codecs: "malformed JSON: " and the decoder's message.
+func Malformed(e *json.SyntaxError) string {
+	return "malformed JSON: " + e.Error()
+}
+
 // Unmarshal decodes data into v. A failure is a *llm.BadRequestError:
 //   - a type mismatch names path joined with the member the decoder names
 //     ("messages.content") and reads "expected a string, got number";
@@ -91,4 +97,37 @@ func typeName(t reflect.Type) string {
 		return typeName(t.Elem())
 	}
 	return strings.ToLower(t.Kind().String())
+}
+
+// Content decodes message content that is either a JSON string, read as one
+// text part, or an array of T, each element turned into a part by part
+// (called with the element's path, path[i]; ok false leaves the element
+// out). Absent or null content is a *llm.BadRequestError "required" at path;
+// the other errors are Unmarshal's and part's.
+func Content[T any](raw json.RawMessage, path string, syntax SyntaxReason, part func(item *T, path string) (p llm.Part, ok bool, err error)) ([]llm.Part, error) {
+	if IsNull(raw) {
+		return nil, &llm.BadRequestError{Field: path, Reason: "required"}
+	}
+	if raw[0] == '"' {
+		var s string
+		if err := Unmarshal(raw, &s, path, syntax); err != nil {
+			return nil, err
+		}
+		return []llm.Part{{Type: llm.PartText, Text: s}}, nil
+	}
+	items, err := UnmarshalList[T](raw, path, syntax)
+	if err != nil {
+		return nil, err
+	}
+	parts := make([]llm.Part, 0, len(items))
+	for i := range items {
+		p, ok, err := part(&items[i], Index(path, i))
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			parts = append(parts, p)
+		}
+	}
+	return parts, nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/heddle-gw/heddle/llm"
@@ -139,5 +140,56 @@ func TestTypeName(t *testing.T) {
 		if got := typeName(tt.t); got != tt.want {
 			t.Errorf("typeName(%v) = %q, want %q", tt.t, got, tt.want)
 		}
+	}
+}
+
+func TestContent(t *testing.T) {
+	type item struct{ Type, Text string }
+	part := func(it *item, path string) (llm.Part, bool, error) {
+		switch it.Type {
+		case "text":
+			return llm.Part{Type: llm.PartText, Text: it.Text}, true, nil
+		case "skip":
+			return llm.Part{}, false, nil
+		}
+		return llm.Part{}, false, &llm.BadRequestError{Field: path + ".type", Reason: "unknown"}
+	}
+	tests := []struct {
+		name, raw string
+		want      []string
+		field     string
+	}{
+		{"string", `"hi"`, []string{"hi"}, ""},
+		{"array, skipped elements left out", `[{"type":"text","text":"a"},{"type":"skip"},{"type":"text","text":"b"}]`, []string{"a", "b"}, ""},
+		{"null", `null`, nil, "content"},
+		{"absent", ``, nil, "content"},
+		{"element error names its index", `[{"type":"text"},{"type":"x"}]`, nil, "content[1].type"},
+		{"element of the wrong type", `[{"type":"text"},7]`, nil, "content[1]"},
+		{"neither string nor array", `{"type":"text"}`, nil, "content"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			parts, err := Content(json.RawMessage(tt.raw), "content", AtByte, part)
+			if tt.field != "" {
+				var bad *llm.BadRequestError
+				if !errors.As(err, &bad) || bad.Field != tt.field {
+					t.Fatalf("err = %v, want a bad request at %q", err, tt.field)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, p := range parts {
+				if p.Type != llm.PartText {
+					t.Errorf("part type %q", p.Type)
+				}
+				got = append(got, p.Text)
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("parts %q, want %q", got, tt.want)
+			}
+		})
 	}
 }
