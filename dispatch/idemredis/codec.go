@@ -3,6 +3,7 @@ package idemredis
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/heddle-gw/heddle/catalog"
 	"time"
 
 	"github.com/heddle-gw/heddle/dispatch"
@@ -34,6 +35,9 @@ type storedTarget struct {
 	Upstream string `json:"upstream,omitempty"`
 	Format   string `json:"format,omitempty"`
 	BaseURL  string `json:"base_url,omitempty"`
+	// Price is the target's own price (an organisation's own model), so a
+	// replayed answer is priced like the original.
+	Price catalog.Price `json:"price"`
 }
 
 type storedUsage struct {
@@ -76,7 +80,7 @@ func encodeResult(res *dispatch.Result) ([]byte, error) {
 		V: codecVersion,
 		Served: storedTarget{
 			Model: res.Served.Model, Provider: res.Served.Provider, Upstream: res.Served.Upstream,
-			Format: string(res.Served.Format), BaseURL: res.Served.BaseURL,
+			Format: string(res.Served.Format), BaseURL: res.Served.BaseURL, Price: res.Served.Price,
 		},
 		FallbackUsed: res.FallbackUsed,
 		Committed:    res.Committed,
@@ -110,7 +114,7 @@ func decodeResult(b []byte) (*dispatch.Result, error) {
 	res := &dispatch.Result{
 		Served: dispatch.Target{
 			Model: s.Served.Model, Provider: s.Served.Provider, Upstream: s.Served.Upstream,
-			Format: llm.Format(s.Served.Format), BaseURL: s.Served.BaseURL,
+			Format: llm.Format(s.Served.Format), BaseURL: s.Served.BaseURL, Price: s.Served.Price,
 		},
 		FallbackUsed: s.FallbackUsed,
 		Committed:    s.Committed,
