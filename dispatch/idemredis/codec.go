@@ -3,9 +3,9 @@ package idemredis
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/heddle-gw/heddle/catalog"
 	"time"
 
+	"github.com/heddle-gw/heddle/catalog"
 	"github.com/heddle-gw/heddle/dispatch"
 	"github.com/heddle-gw/heddle/llm"
 )
