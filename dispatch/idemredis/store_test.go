@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"reflect"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -68,6 +70,9 @@ func (h scriptHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 		// A NOSCRIPT answer to EVALSHA is followed by EVAL: only a script
 		// that ran counts.
 		if n := cmd.Name(); (n == "evalsha" || n == "eval") && (err == nil || errors.Is(err, redis.Nil)) {
+			if w, ok := ctx.Value(waitSpyKey{}).(*waitSpy); ok {
+				w.armed.Store(true)
+			}
 			select {
 			case h.evaluated <- struct{}{}:
 			default:
@@ -75,6 +80,31 @@ func (h scriptHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 		}
 		return err
 	}
+}
+
+type waitSpyKey struct{}
+
+// waitSpy is a context that tells when Begin waits: once a script has run
+// under it (scriptHook arms it), the next look at Done is Begin's wait on
+// the owner (its local flight or its poll timer); waiting closes then.
+type waitSpy struct {
+	context.Context
+	armed   atomic.Bool
+	once    sync.Once
+	waiting chan struct{}
+}
+
+// newWaitSpy returns the spy and the context to pass to Begin.
+func newWaitSpy() (*waitSpy, context.Context) {
+	w := &waitSpy{Context: context.Background(), waiting: make(chan struct{})}
+	return w, context.WithValue(w, waitSpyKey{}, w)
+}
+
+func (w *waitSpy) Done() <-chan struct{} {
+	if w.armed.Load() {
+		w.once.Do(func() { close(w.waiting) })
+	}
+	return w.Context.Done()
 }
 
 func (h scriptHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
@@ -174,13 +204,14 @@ func TestDuplicates(t *testing.T) {
 				dupKey = tc.dupKey
 			}
 			owner := mustOwn(t, a, testKey, "fp", tc.ownerStream)
-			hook := newScriptHook(dupClient) // after the owner's claim: counts the duplicate's
-			ch := beginAsync(context.Background(), b, dupKey, tc.dupFP, tc.dupStream)
+			newScriptHook(dupClient) // after the owner's claim: arms the duplicate's spy
+			spy, ctx := newWaitSpy()
+			ch := beginAsync(ctx, b, dupKey, tc.dupFP, tc.dupStream)
 			want := sampleResult("once")
 			var o outcome
 			if tc.wantShared || tc.finishErr != nil {
-				// The duplicate has read the owner's claim; it must wait.
-				<-hook.evaluated
+				// The duplicate has read the owner's claim and waits on it.
+				<-spy.waiting
 				select {
 				case o := <-ch:
 					t.Fatalf("Begin returned %+v, %v while the owner runs", o.claim, o.err)
