@@ -52,6 +52,10 @@ func openSpill(dir string, segBytes, maxBytes int64) (*spill, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("%w: create %s: %w", ErrSpill, dir, err)
 	}
+	// 0700 whatever the umask or an older mode: segments hold request rows.
+	if err := os.Chmod(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("%w: chmod %s: %w", ErrSpill, dir, err)
+	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("%w: list %s: %w", ErrSpill, dir, err)

@@ -2,7 +2,9 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -29,7 +31,8 @@ const (
 const sqliteFile = "heddle.db"
 
 // OpenDatabase opens the app database: Postgres at url when url is set,
-// else pure-Go SQLite at dataDir/heddle.db (created, directory 0700, WAL,
+// else pure-Go SQLite at dataDir/heddle.db (created; directory 0700, files
+// 0600 whatever the umask, see privateDatabaseFile; WAL,
 // foreign keys on, immediate transactions so writers queue instead of
 // failing). It pings before returning. SQL is logged only when slow or
 // failing, without parameter values.
@@ -50,10 +53,10 @@ func OpenDatabase(ctx context.Context, url, dataDir string, logger *slog.Logger)
 		dialect   Dialect
 	)
 	if url == "" {
-		if err := os.MkdirAll(dataDir, 0o700); err != nil {
-			return nil, "", fmt.Errorf("app: data dir: %w", err)
-		}
 		path := filepath.Join(dataDir, sqliteFile)
+		if err := privateDatabaseFile(dataDir, path); err != nil {
+			return nil, "", err
+		}
 		dialector = sqlite.Open(path + "?_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)" +
 			"&_pragma=synchronous(NORMAL)&_pragma=busy_timeout(10000)&_txlock=immediate")
 		dialect = DialectSQLite
@@ -94,6 +97,42 @@ func MigrateDatabase(ctx context.Context, db *gorm.DB, dialect Dialect) error {
 	}
 	if _, err := migrations.Up(ctx, sqlDB, dialect, nil); err != nil {
 		return fmt.Errorf("app: migrate: %w", err)
+	}
+	return nil
+}
+
+// privateDir creates dir if needed and sets it to 0700 whatever the umask or
+// the mode it had: the data dir holds password and key hashes, sessions and
+// the development secrets.
+func privateDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("app: data dir: %w", err)
+	}
+	if err := os.Chmod(dir, 0o700); err != nil {
+		return fmt.Errorf("app: data dir: %w", err)
+	}
+	return nil
+}
+
+// privateDatabaseFile makes the SQLite database file exist with mode 0600
+// before SQLite opens it, and tightens an older database's -wal and -shm
+// files. SQLite creates its -wal, -shm and journal files with the mode of
+// the database file, so they follow.
+func privateDatabaseFile(dir, path string) error {
+	if err := privateDir(dir); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("app: database file: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("app: database file: %w", err)
+	}
+	for _, p := range []string{path, path + "-wal", path + "-shm", path + "-journal"} {
+		if err := os.Chmod(p, 0o600); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("app: database file: %w", err)
+		}
 	}
 	return nil
 }

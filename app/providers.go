@@ -1,7 +1,10 @@
 package app
 
 import (
+	"errors"
+	"fmt"
 	"net/http"
+	"net/url"
 
 	"github.com/heddle-gw/heddle/catalog"
 	"github.com/heddle-gw/heddle/dispatch"
@@ -9,8 +12,20 @@ import (
 	"github.com/heddle-gw/heddle/dispatch/provider/gemini"
 	"github.com/heddle-gw/heddle/dispatch/provider/openai"
 	"github.com/heddle-gw/heddle/dispatch/provider/openaicompat"
+	"github.com/heddle-gw/heddle/internal/netpolicy"
 	"github.com/heddle-gw/heddle/llm"
 )
+
+// providerClient is the HTTP client every provider adapter shares:
+// upstreamClient, unless the operator allows private upstreams guarded by
+// the address policy on every dialed address and redirect target.
+func providerClient(allowPrivate bool) *http.Client {
+	hc := upstreamClient()
+	if !allowPrivate {
+		hc = openaicompat.GuardedClient(hc)
+	}
+	return hc
+}
 
 // providers builds one adapter per catalog provider, keyed by name.
 func providers(cat *catalog.Catalog, hc *http.Client, allowPrivate bool) map[string]dispatch.Provider {
@@ -37,4 +52,27 @@ func providers(cat *catalog.Catalog, hc *http.Client, allowPrivate bool) map[str
 		}
 	}
 	return out
+}
+
+// checkCatalogURLs applies the address policy to every provider base URL of
+// the catalog (the operator's override file can add or replace them): a
+// non-canonical IP literal is always refused, a loopback, private or
+// reserved one unless private upstreams are allowed. The dialer checks names
+// on every call; this fails startup on a literal instead.
+func checkCatalogURLs(cat *catalog.Catalog, allowPrivate bool) error {
+	var errs []error
+	for _, p := range cat.Providers() {
+		if p.BaseURL == "" {
+			continue
+		}
+		u, err := url.Parse(p.BaseURL)
+		if err != nil || u.Host == "" {
+			errs = append(errs, fmt.Errorf("provider %q: base_url is not an absolute URL", p.Name))
+			continue
+		}
+		if err := netpolicy.Host(u.Hostname(), allowPrivate); err != nil {
+			errs = append(errs, fmt.Errorf("provider %q: base_url: %w", p.Name, err))
+		}
+	}
+	return errors.Join(errs...)
 }

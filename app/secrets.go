@@ -30,8 +30,15 @@ func masterKeysetSource(cfg Config, logger *slog.Logger) (tenancy.KeysetSource, 
 			return nil, "", errors.New("app: a master keyset is required in production")
 		}
 		path = filepath.Join(cfg.DataDir, "master-keyset.json")
+		if err := privateDir(cfg.DataDir); err != nil {
+			return nil, "", err
+		}
 		created, err := tenancy.EnsureDevKeyset(path)
 		if err != nil {
+			return nil, "", fmt.Errorf("app: dev master keyset: %w", err)
+		}
+		// A keyset an older version left readable is tightened too.
+		if err := os.Chmod(path, 0o600); err != nil {
 			return nil, "", fmt.Errorf("app: dev master keyset: %w", err)
 		}
 		if created {
@@ -52,9 +59,16 @@ func sessionSecret(cfg Config, logger *slog.Logger) ([]byte, error) {
 	if cfg.SessionSecret != "" {
 		return []byte(cfg.SessionSecret), nil
 	}
+	if err := privateDir(cfg.DataDir); err != nil {
+		return nil, err
+	}
 	path := filepath.Join(cfg.DataDir, "session-secret")
 	b, err := os.ReadFile(path)
 	if err == nil && len(strings.TrimSpace(string(b))) >= 32 {
+		// A secret an older version left readable is tightened.
+		if err := os.Chmod(path, 0o600); err != nil {
+			return nil, fmt.Errorf("app: session secret: %w", err)
+		}
 		return []byte(strings.TrimSpace(string(b))), nil
 	}
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -65,10 +79,10 @@ func sessionSecret(cfg Config, logger *slog.Logger) ([]byte, error) {
 		return nil, fmt.Errorf("app: session secret: %w", err)
 	}
 	secret := base64.RawURLEncoding.EncodeToString(raw)
-	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
-		return nil, fmt.Errorf("app: data dir: %w", err)
-	}
 	if err := os.WriteFile(path, []byte(secret+"\n"), 0o600); err != nil {
+		return nil, fmt.Errorf("app: session secret: %w", err)
+	}
+	if err := os.Chmod(path, 0o600); err != nil {
 		return nil, fmt.Errorf("app: session secret: %w", err)
 	}
 	logger.Warn("generated a development console session secret; set HEDDLE_SESSION_SECRET in production", "path", path)

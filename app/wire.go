@@ -22,7 +22,6 @@ import (
 	"github.com/heddle-gw/heddle/catalog"
 	"github.com/heddle-gw/heddle/dispatch"
 	"github.com/heddle-gw/heddle/dispatch/idemredis"
-	"github.com/heddle-gw/heddle/dispatch/provider/openaicompat"
 	"github.com/heddle-gw/heddle/gateway"
 	"github.com/heddle-gw/heddle/gateway/httpapi"
 	"github.com/heddle-gw/heddle/llm"
@@ -115,10 +114,7 @@ func wire(ctx context.Context, cfg Config, logger *slog.Logger) (_ *components, 
 	if err = c.openRedis(); err != nil {
 		return nil, err
 	}
-	c.hc = upstreamClient()
-	if !cfg.AllowPrivate {
-		c.hc = openaicompat.GuardedClient(c.hc)
-	}
+	c.hc = providerClient(cfg.AllowPrivate)
 	if c.tracing, err = newTracing(ctx, cfg, logger); err != nil {
 		return nil, err
 	}
@@ -286,7 +282,13 @@ func loadCatalog(cfg Config) (*catalog.Catalog, error) {
 	if err != nil {
 		return nil, fmt.Errorf("HEDDLE_CATALOG_FILE: %w", err)
 	}
-	return catalog.WithOverride(cat, data)
+	if cat, err = catalog.WithOverride(cat, data); err != nil {
+		return nil, err
+	}
+	if err = checkCatalogURLs(cat, cfg.AllowPrivate); err != nil {
+		return nil, fmt.Errorf("HEDDLE_CATALOG_FILE: %w", err)
+	}
+	return cat, nil
 }
 
 func codecs() gateway.Codecs {

@@ -89,22 +89,27 @@ func (b *SpendBuffer) Flush(ctx context.Context) error {
 	return nil
 }
 
-// Run flushes every interval until ctx is done; report receives flush
-// errors (nil drops them). Close flushes what is left.
+// Run flushes every interval until ctx is done, then flushes once more and
+// returns. Each flush has its own deadline (timeout) and is not cancelled by
+// ctx: stopping Run lets a flush in flight finish. report receives flush
+// errors (nil drops them). Close flushes what is added after Run returned.
 func (b *SpendBuffer) Run(ctx context.Context, interval time.Duration, timeout time.Duration, report func(error)) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
+	flush := func() {
+		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
+		defer cancel()
+		if err := b.Flush(fctx); err != nil && report != nil {
+			report(err)
+		}
+	}
 	for {
 		select {
 		case <-ctx.Done():
+			flush()
 			return
 		case <-t.C:
-			fctx, cancel := context.WithTimeout(ctx, timeout)
-			err := b.Flush(fctx)
-			cancel()
-			if err != nil && report != nil {
-				report(err)
-			}
+			flush()
 		}
 	}
 }

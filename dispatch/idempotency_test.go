@@ -141,11 +141,25 @@ func TestIdempotencyFailureNotStored(t *testing.T) {
 	}
 }
 
+// doneSpy is a context whose started channel closes the first time Done is
+// asked for: a caller that reaches a select on it is about to wait.
+type doneSpy struct {
+	context.Context
+	once    sync.Once
+	started chan struct{}
+}
+
+func (c *doneSpy) Done() <-chan struct{} {
+	c.once.Do(func() { close(c.started) })
+	return c.Context.Done()
+}
+
 // TestIdempotencyOwnerCanceled: when the first caller goes away, a joined
 // duplicate that is still waiting runs the request itself.
 func TestIdempotencyOwnerCanceled(t *testing.T) {
-	h := newHarness(t, dispatch.Config{NonStreamTimeout: 5 * time.Second}, "a")
-	h.ups["a"].Script("", dispatchtest.SlowFirstByte(2*time.Second))
+	h := newHarness(t, dispatch.Config{NonStreamTimeout: time.Minute}, "a")
+	// The first request is held until its caller goes away.
+	h.ups["a"].Script("", dispatchtest.SlowFirstByte(time.Minute))
 	meta := idemMeta(h, "idem-4")
 	ctx, cancel := context.WithCancel(context.Background())
 	first := make(chan error, 1)
@@ -155,11 +169,13 @@ func TestIdempotencyOwnerCanceled(t *testing.T) {
 	}()
 	waitRequests(t, h.ups["a"], 1)
 	second := make(chan error, 1)
+	joined := &doneSpy{Context: context.Background(), started: make(chan struct{})}
 	go func() {
-		_, err := h.exec.Run(context.Background(), meta, h.plan("a"), chatOp(false), nil)
+		_, err := h.exec.Run(joined, meta, h.plan("a"), chatOp(false), nil)
 		second <- err
 	}()
-	time.Sleep(100 * time.Millisecond)
+	// The duplicate's first look at its context is the wait on the flight.
+	<-joined.started
 	cancel()
 	if err := <-first; !errors.Is(err, context.Canceled) {
 		t.Fatalf("first: %v", err)

@@ -28,14 +28,23 @@ func TestGracefulShutdown(t *testing.T) {
 		resp, _ := chat(t, in.URL, a.Key, `{"model":"gpt-5-mini","messages":[{"role":"user","content":"slow one"}]}`)
 		done <- result{resp.StatusCode, resp.Header.Get("x-heddle-request-id")}
 	}()
-	time.Sleep(400 * time.Millisecond) // the request is waiting on the upstream
+	// Signal once the request is waiting on the upstream.
+	tick := time.NewTicker(5 * time.Millisecond)
+	for len(up.Requests()) == 0 {
+		select {
+		case r := <-done:
+			t.Fatalf("the request ended (%d) before reaching the upstream", r.status)
+		case <-tick.C:
+		}
+	}
+	tick.Stop()
 	if err := in.cmd.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
 	}
 	var r result
 	select {
 	case r = <-done:
-	case <-time.After(10 * time.Second):
+	case <-time.After(time.Minute): // a watchdog, not a latency bound
 		t.Fatal("the in-flight request did not finish after SIGINT")
 	}
 	if r.status != 200 {
@@ -48,7 +57,7 @@ func TestGracefulShutdown(t *testing.T) {
 		if err != nil {
 			t.Fatalf("heddle exited with %v\n%s", err, in.logs.String())
 		}
-	case <-time.After(10 * time.Second):
+	case <-time.After(time.Minute):
 		t.Fatal("heddle did not exit after draining")
 	}
 	db, err := sql.Open("sqlite", filepath.Join(in.DataDir, "heddle.db"))

@@ -5,11 +5,12 @@ import (
 	"errors"
 	"fmt"
 	mrand "math/rand/v2"
-	"net/netip"
 	"net/url"
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/heddle-gw/heddle/internal/netpolicy"
 )
 
 // CredentialInput is a credential to add.
@@ -275,26 +276,8 @@ func (s *Credentials) checkBaseURL(raw string) (string, error) {
 	default:
 		return "", invalid("base_url", "must be an absolute http(s) URL")
 	}
-	if !s.cfg.AllowPrivateBaseURL && privateHost(u.Hostname()) {
-		return "", invalid("base_url", "must not point at a private, loopback or link-local address")
+	if err := netpolicy.Host(u.Hostname(), s.cfg.AllowPrivateBaseURL); err != nil {
+		return "", invalid("base_url", "must not point at a loopback, private, reserved or non-canonical address")
 	}
 	return strings.TrimRight(u.String(), "/"), nil
-}
-
-// privateHost reports whether host is a literal non-public address or a
-// localhost name. Names that resolve to private addresses are the dialer's
-// concern at request time (DNS can change); this is the cheap input check.
-func privateHost(host string) bool {
-	h := strings.ToLower(strings.TrimSuffix(host, "."))
-	if h == "localhost" || strings.HasSuffix(h, ".localhost") || strings.HasSuffix(h, ".internal") {
-		return true
-	}
-	ip, err := netip.ParseAddr(h)
-	if err != nil {
-		return false
-	}
-	ip = ip.Unmap()
-	return ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() ||
-		ip.IsUnspecified() || ip.IsMulticast() || ip.IsInterfaceLocalMulticast() ||
-		(ip.Is4() && ip.As4()[0] == 100 && ip.As4()[1]&0xc0 == 64) // CGNAT 100.64/10
 }

@@ -162,6 +162,21 @@ func TestCredentialInputValidation(t *testing.T) {
 		{"ipv6 loopback", tenancy.CredentialInput{Provider: "openai", Secret: openaiSecret, BaseURL: "https://[::1]"}, "base_url", false},
 		{"mapped loopback", tenancy.CredentialInput{Provider: "openai", Secret: openaiSecret, BaseURL: "https://[::ffff:127.0.0.1]"}, "base_url", false},
 		{"cgnat", tenancy.CredentialInput{Provider: "openai", Secret: openaiSecret, BaseURL: "https://100.64.0.1"}, "base_url", false},
+		{"decimal loopback", tenancy.CredentialInput{Provider: "openai", Secret: openaiSecret, BaseURL: "https://2130706433"}, "base_url", true},
+		{"short loopback", tenancy.CredentialInput{Provider: "openai", Secret: openaiSecret, BaseURL: "https://127.1"}, "base_url", true},
+		{"octal loopback", tenancy.CredentialInput{Provider: "openai", Secret: openaiSecret, BaseURL: "https://0177.0.0.1"}, "base_url", true},
+		{"hex loopback", tenancy.CredentialInput{Provider: "openai", Secret: openaiSecret, BaseURL: "https://0x7f000001"}, "base_url", true},
+		{"zero", tenancy.CredentialInput{Provider: "openai", Secret: openaiSecret, BaseURL: "https://0"}, "base_url", true},
+		{"decimal private", tenancy.CredentialInput{Provider: "openai", Secret: openaiSecret, BaseURL: "https://167772161"}, "base_url", true},
+		{"hex metadata", tenancy.CredentialInput{Provider: "openai", Secret: openaiSecret, BaseURL: "https://0xa9fea9fe"}, "base_url", true},
+		{"nat64 metadata", tenancy.CredentialInput{Provider: "openai", Secret: openaiSecret, BaseURL: "https://[64:ff9b::a9fe:a9fe]"}, "base_url", false},
+		{"benchmarking", tenancy.CredentialInput{Provider: "openai", Secret: openaiSecret, BaseURL: "https://198.18.0.1"}, "base_url", false},
+		{"reserved", tenancy.CredentialInput{Provider: "openai", Secret: openaiSecret, BaseURL: "https://240.0.0.1"}, "base_url", false},
+		{"site-local", tenancy.CredentialInput{Provider: "openai", Secret: openaiSecret, BaseURL: "https://[fec0::1]"}, "base_url", false},
+		{"ipv4-compatible loopback", tenancy.CredentialInput{Provider: "openai", Secret: openaiSecret, BaseURL: "https://[::127.0.0.1]"}, "base_url", false},
+		{"6to4 loopback", tenancy.CredentialInput{Provider: "openai", Secret: openaiSecret, BaseURL: "https://[2002:7f00:1::1]"}, "base_url", false},
+		{"public ipv4", tenancy.CredentialInput{Provider: "openai", Secret: openaiSecret, BaseURL: "https://8.8.8.8/v1"}, "", false},
+		{"public ipv6", tenancy.CredentialInput{Provider: "openai", Secret: openaiSecret, BaseURL: "https://[2606:4700::1111]/v1"}, "", false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			check := func(w *credWorld, wantField string) {

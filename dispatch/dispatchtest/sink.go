@@ -42,17 +42,23 @@ type BlockingSink struct {
 	release chan struct{}
 	mu      sync.Mutex
 	entered int
+	first   chan struct{} // closed when the first call is inside
 }
 
 var _ dispatch.Sink = (*BlockingSink)(nil)
 
 // NewBlockingSink returns a sink that blocks until Release.
-func NewBlockingSink() *BlockingSink { return &BlockingSink{release: make(chan struct{})} }
+func NewBlockingSink() *BlockingSink {
+	return &BlockingSink{release: make(chan struct{}), first: make(chan struct{})}
+}
 
 // RecordAttempt blocks until Release is called.
 func (s *BlockingSink) RecordAttempt(dispatch.AttemptEvent) {
 	s.mu.Lock()
 	s.entered++
+	if s.entered == 1 {
+		close(s.first)
+	}
 	s.mu.Unlock()
 	<-s.release
 }
@@ -63,6 +69,10 @@ func (s *BlockingSink) Entered() int {
 	defer s.mu.Unlock()
 	return s.entered
 }
+
+// Started is closed once the first call is inside RecordAttempt (a test
+// waits on it instead of polling Entered).
+func (s *BlockingSink) Started() <-chan struct{} { return s.first }
 
 // Release unblocks every call, present and future.
 func (s *BlockingSink) Release() { s.once.Do(func() { close(s.release) }) }

@@ -74,9 +74,15 @@ func TestCrashedReplicaLeaseLapses(t *testing.T) {
 	a := idemredis.New(crashing, prefix, time.Minute, idemredis.WithLease(lease))
 	b := idemredis.New(rdb, prefix, time.Minute, idemredis.WithLease(lease))
 	ownerA := mustOwn(t, a, testKey, "fp", false)
+	hook := newScriptHook(rdb) // b's client: counts b's claim attempts
 	began := time.Now()
 	ch := beginAsync(context.Background(), b, testKey, "fp", false)
-	stillWaiting(t, ch, 100*time.Millisecond)
+	<-hook.evaluated // b has read a's claim and waits
+	select {
+	case o := <-ch:
+		t.Fatalf("Begin returned %+v, %v while the owner runs", o.claim, o.err)
+	default:
+	}
 	crashing.Close()
 
 	o := <-ch

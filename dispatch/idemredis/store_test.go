@@ -4,8 +4,12 @@ import (
 	"context"
 	"errors"
 	"reflect"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 
 	"github.com/heddle-gw/heddle/dispatch"
 	"github.com/heddle-gw/heddle/dispatch/idemredis"
@@ -48,27 +52,107 @@ type outcome struct {
 	err   error
 }
 
-// stillWaiting fails if ch delivers within d.
-func stillWaiting(t *testing.T, ch <-chan outcome, d time.Duration) {
+// scriptHook signals evaluated (without blocking) each time a script (a
+// claim, a renewal) has run on the client it is added to.
+type scriptHook struct{ evaluated chan struct{} }
+
+func newScriptHook(rdb *redis.Client) scriptHook {
+	h := scriptHook{evaluated: make(chan struct{}, 64)}
+	rdb.AddHook(h)
+	return h
+}
+
+func (h scriptHook) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (h scriptHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		err := next(ctx, cmd)
+		// A NOSCRIPT answer to EVALSHA is followed by EVAL: only a script
+		// that ran counts.
+		if n := cmd.Name(); (n == "evalsha" || n == "eval") && (err == nil || errors.Is(err, redis.Nil)) {
+			if w, ok := ctx.Value(waitSpyKey{}).(*waitSpy); ok {
+				w.armed.Store(true)
+			}
+			select {
+			case h.evaluated <- struct{}{}:
+			default:
+			}
+		}
+		return err
+	}
+}
+
+type waitSpyKey struct{}
+
+// waitSpy is a context that tells when Begin waits: once a script has run
+// under it (scriptHook arms it), the next look at Done is Begin's wait on
+// the owner (its local flight or its poll timer); waiting closes then.
+type waitSpy struct {
+	context.Context
+	armed   atomic.Bool
+	once    sync.Once
+	waiting chan struct{}
+}
+
+// newWaitSpy returns the spy and the context to pass to Begin.
+func newWaitSpy() (*waitSpy, context.Context) {
+	w := &waitSpy{Context: context.Background(), waiting: make(chan struct{})}
+	return w, context.WithValue(w, waitSpyKey{}, w)
+}
+
+func (w *waitSpy) Done() <-chan struct{} {
+	if w.armed.Load() {
+		w.once.Do(func() { close(w.waiting) })
+	}
+	return w.Context.Done()
+}
+
+func (h scriptHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return next
+}
+
+// renewals waits until key's TTL has gone up n times (each a lease renewal),
+// failing if the key disappears first.
+func renewals(t *testing.T, rdb *redis.Client, key string, n int) {
 	t.Helper()
-	select {
-	case o := <-ch:
-		t.Fatalf("Begin returned %+v, %v while the owner runs", o.claim, o.err)
-	case <-time.After(d):
+	last := rdb.PTTL(context.Background(), key).Val()
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for seen := 0; seen < n; {
+		<-tick.C
+		ttl := rdb.PTTL(context.Background(), key).Val()
+		if ttl <= 0 {
+			t.Fatalf("the claim's key expired (PTTL %v) after %d renewals, waited for %d", ttl, seen, n)
+		}
+		if ttl > last {
+			seen++
+		}
+		last = ttl
+	}
+}
+
+// gone waits until key has expired.
+func gone(t *testing.T, rdb *redis.Client, key string) {
+	t.Helper()
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for rdb.Exists(context.Background(), key).Val() != 0 {
+		<-tick.C
 	}
 }
 
 func TestOwnerClaimIsALease(t *testing.T) {
 	rdb, prefix := openRedis(t)
-	s := idemredis.New(rdb, prefix, time.Minute, idemredis.WithLease(900*time.Millisecond))
+	const lease = 3 * time.Second
+	s := idemredis.New(rdb, prefix, time.Minute, idemredis.WithLease(lease))
 	c := mustOwn(t, s, testKey, "fp", false)
 	key := onlyKey(t, rdb, prefix)
 	h, err := rdb.HGetAll(context.Background(), key).Result()
 	if err != nil || h["fp"] != "fp" || h["stream"] != "0" || h["state"] != "inflight" || len(h["owner"]) != 32 || h["result"] != "" {
 		t.Fatalf("record = %v, %v", h, err)
 	}
-	time.Sleep(1500 * time.Millisecond) // past the first lease: renewals keep it
-	if ttl := rdb.PTTL(context.Background(), key).Val(); ttl <= 0 || ttl > 900*time.Millisecond {
+	renewals(t, rdb, key, 2) // past the first lease's first third twice: renewals keep it
+	if ttl := rdb.PTTL(context.Background(), key).Val(); ttl <= 0 || ttl > lease {
 		t.Fatalf("PTTL after renewals = %v, want within the lease", ttl)
 	}
 	c.Finish(nil, errors.New("boom"))
@@ -106,7 +190,12 @@ func TestDuplicates(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			rdb, prefix := openRedis(t)
 			a := idemredis.New(rdb, prefix, time.Minute)
-			b := idemredis.New(rdb, prefix, time.Minute)
+			dupClient := rdb
+			if !tc.sameReplica {
+				dupClient = dial(t)
+				t.Cleanup(func() { dupClient.Close() })
+			}
+			b := idemredis.New(dupClient, prefix, time.Minute)
 			if tc.sameReplica {
 				b = a
 			}
@@ -115,18 +204,25 @@ func TestDuplicates(t *testing.T) {
 				dupKey = tc.dupKey
 			}
 			owner := mustOwn(t, a, testKey, "fp", tc.ownerStream)
-			ch := beginAsync(context.Background(), b, dupKey, tc.dupFP, tc.dupStream)
-			if tc.wantShared || tc.finishErr != nil {
-				stillWaiting(t, ch, 200*time.Millisecond)
-			}
+			newScriptHook(dupClient) // after the owner's claim: arms the duplicate's spy
+			spy, ctx := newWaitSpy()
+			ch := beginAsync(ctx, b, dupKey, tc.dupFP, tc.dupStream)
 			want := sampleResult("once")
 			var o outcome
-			select {
-			case o = <-ch:
-				owner.Finish(want, tc.finishErr)
-			case <-time.After(200 * time.Millisecond):
+			if tc.wantShared || tc.finishErr != nil {
+				// The duplicate has read the owner's claim and waits on it.
+				<-spy.waiting
+				select {
+				case o := <-ch:
+					t.Fatalf("Begin returned %+v, %v while the owner runs", o.claim, o.err)
+				default:
+				}
 				owner.Finish(want, tc.finishErr)
 				o = <-ch
+			} else {
+				// Answered without the owner finishing.
+				o = <-ch
+				owner.Finish(want, tc.finishErr)
 			}
 			if o.claim.Owner {
 				defer o.claim.Finish(nil, errors.New("cleanup"))
@@ -153,15 +249,20 @@ func TestDuplicates(t *testing.T) {
 
 func TestStoredResultWindow(t *testing.T) {
 	rdb, prefix := openRedis(t)
-	const window = 700 * time.Millisecond
+	const window = 30 * time.Second
 	a := idemredis.New(rdb, prefix, window)
 	b := idemredis.New(rdb, prefix, window)
 	want := sampleResult("stored")
-	mustOwn(t, a, testKey, "fp", false).Finish(want, nil)
+	claim := mustOwn(t, a, testKey, "fp", false)
+	before := time.Now()
+	claim.Finish(want, nil)
 
 	key := onlyKey(t, rdb, prefix)
-	if ttl := rdb.PTTL(context.Background(), key).Val(); ttl <= window-200*time.Millisecond || ttl > window {
-		t.Fatalf("PTTL of the stored result = %v, want about %v", ttl, window)
+	// The TTL was set during Finish: what is left is the window less the time
+	// since (and Redis's millisecond rounding), however slow the machine.
+	ttl := rdb.PTTL(context.Background(), key).Val()
+	if elapsed := time.Since(before); ttl < window-elapsed-5*time.Millisecond || ttl > window {
+		t.Fatalf("PTTL of the stored result = %v, %v after Finish; want the %v window", ttl, elapsed, window)
 	}
 	for _, s := range []*idemredis.Store{a, b} {
 		c, err := s.Begin(context.Background(), testKey, "fp", false)
@@ -176,7 +277,10 @@ func TestStoredResultWindow(t *testing.T) {
 		t.Fatalf("streaming repeat of a stored result: %v", err) // stored results are served, not refused
 	}
 
-	time.Sleep(window + 100*time.Millisecond)
+	// The window ends (brought forward, rather than waited out): the key is
+	// free again.
+	rdb.PExpire(context.Background(), key, time.Millisecond)
+	gone(t, rdb, key)
 	mustOwn(t, b, testKey, "fp", false).Finish(nil, errors.New("boom"))
 }
 

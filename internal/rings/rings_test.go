@@ -22,6 +22,8 @@ func ring(dir string) string {
 	switch {
 	case top == "migrations":
 		return "data" // embedded SQL, read by app and the store adapters
+	case dir == "internal/netpolicy":
+		return "kernel" // the pure address policy tenancy, the provider adapters and app share
 	case dir == "." || top == "app" || top == "e2e" || top == "internal" || strings.Contains(dir, "/cmd/"):
 		return "root" // composition root, black-box tests, tooling, commands
 	case pureSubpackages[dir]:
@@ -175,6 +177,9 @@ func TestRingsCatchViolations(t *testing.T) {
 		{"routing", module + "/routing/lexical", false},
 		{"routing", module + "/routing/hugotembed", true},
 		{"dispatch", module + "/migrations", true},
+		{"tenancy", module + "/internal/netpolicy", false},
+		{"dispatch/provider/openaicompat", module + "/internal/netpolicy", false},
+		{"tenancy", module + "/internal/testdb", true},
 	}
 	for _, tt := range tests {
 		if got := violation(tt.dir, ring(tt.dir), tt.imp) != ""; got != tt.bad {

@@ -61,8 +61,9 @@ var _ dispatch.Provider = (*Client)(nil)
 // New returns a client. Unless cfg.AllowPrivate, the client's transport is a
 // clone of hc's *http.Transport (or of http.DefaultTransport when hc or its
 // transport is nil, or is not an *http.Transport) with the address check
-// installed in its dialer and proxies disabled (a proxy would hide the
-// destination from the check).
+// installed in its dialer, proxies disabled (a proxy would hide the
+// destination from the check) and no redirect followed to a refused host
+// (GuardedClient).
 func New(cfg Config, hc *http.Client) *Client {
 	base := make(map[string]string, len(DefaultBaseURLs)+len(cfg.BaseURLs))
 	for k, v := range DefaultBaseURLs {
@@ -75,9 +76,7 @@ func New(cfg Config, hc *http.Client) *Client {
 		hc = &http.Client{}
 	}
 	if !cfg.AllowPrivate {
-		clone := *hc
-		clone.Transport = guardedTransport(hc.Transport)
-		hc = &clone
+		hc = GuardedClient(hc)
 	}
 	return &Client{cfg: cfg, hc: hc, base: base}
 }

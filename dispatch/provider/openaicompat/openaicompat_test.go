@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"net/netip"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -111,37 +110,5 @@ func TestDialTimeCheckOnResolvedName(t *testing.T) {
 	_, err := c.hc.Do(req)
 	if !errors.Is(err, ErrBlockedAddress) || n.Load() != 0 {
 		t.Fatalf("err %v, requests %d", err, n.Load())
-	}
-}
-
-func TestAllowed(t *testing.T) {
-	tests := []struct {
-		addr string
-		want bool
-	}{
-		{"8.8.8.8", true},
-		{"1.1.1.1", true},
-		{"2606:4700:4700::1111", true},
-		{"64:ff9b::808:808", true}, // NAT64 of a public address
-		{"127.0.0.1", false},
-		{"10.1.2.3", false},
-		{"172.16.0.1", false},
-		{"192.168.1.1", false},
-		{"169.254.169.254", false},
-		{"100.64.0.1", false},
-		{"0.0.0.0", false},
-		{"255.255.255.255", false},
-		{"224.0.0.1", false},
-		{"::1", false},
-		{"::", false},
-		{"fe80::1", false},
-		{"fc00::1", false},
-		{"::ffff:10.0.0.1", false},
-		{"64:ff9b::a00:1", false}, // NAT64 of 10.0.0.1
-	}
-	for _, tc := range tests {
-		if got := Allowed(netip.MustParseAddr(tc.addr)); got != tc.want {
-			t.Errorf("Allowed(%s) = %v, want %v", tc.addr, got, tc.want)
-		}
 	}
 }
