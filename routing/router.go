@@ -49,7 +49,7 @@ func NewRouter(b *Bundle, emb Embedder, cfg Config) (*Router, error) {
 		return nil, unavailable(ErrNoBundle)
 	}
 	if b.index == nil { // built by hand rather than by LoadBundle or Train
-		if err := b.init(); err != nil {
+		if err := b.Prepare(); err != nil {
 			return nil, unavailable(err)
 		}
 	}

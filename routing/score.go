@@ -117,7 +117,7 @@ func nearestClusters(b *Bundle, vec []float32, topP int, beta float64) []Cluster
 		return all
 	}
 	for i := range b.Clusters {
-		all[i] = ClusterWeight{Cluster: i, Similarity: float64(dot(vec, b.Clusters[i].Centroid))}
+		all[i] = ClusterWeight{Cluster: i, Similarity: float64(Similarity(vec, b.Clusters[i].Centroid))}
 	}
 	slices.SortStableFunc(all, func(x, y ClusterWeight) int {
 		switch {
@@ -140,4 +140,12 @@ func nearestClusters(b *Bundle, vec []float32, topP int, beta float64) []Cluster
 		top[i].Weight /= sum
 	}
 	return top
+}
+
+// ChooseVec scores an already embedded query over eligible model indices
+// (into Bundle().Models) at alpha and returns the winner's index, without the
+// explanation. Offline evaluation embeds each query once and sweeps alpha.
+func (r *Router) ChooseVec(vec []float32, alpha float64, eligible []int) int {
+	best, _, _ := scoreVec(r.bundle, vec, alpha, eligible, r.cfg.TopP, r.cfg.Beta)
+	return best
 }
