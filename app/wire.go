@@ -55,6 +55,7 @@ type components struct {
 	keysetPath string
 	auth       *tenancy.Authenticator
 	resolver   *tenancy.CredentialResolver
+	usable     *providerSet // which catalog providers an organisation has credentials for
 	accounts   *tenancy.Accounts
 	keys       *tenancy.Keys
 	creds      *tenancy.Credentials
@@ -160,7 +161,7 @@ func wire(ctx context.Context, cfg Config, logger *slog.Logger) (_ *components, 
 		Catalog: c.catalog, Codecs: c.codecs, Executor: c.executor, Recorder: c.tracing.recorder(c.writer),
 		Logger: logger.With("component", "gateway"), MaxAttempts: cfg.MaxAttempts,
 		Tenant: tenantSource{c.tenantModels}, TenantPrices: c.tenantPrices,
-		Routers: c.tracing.routers(orgRouterSource{c.orgRouters}), Providers: newProviderSet(c.store, c.catalog), DefaultAlpha: cfg.DefaultAlpha,
+		Routers: c.tracing.routers(orgRouterSource{c.orgRouters}), Providers: c.usable, DefaultAlpha: cfg.DefaultAlpha,
 		BaselineModel: cfg.BaselineModel, Classify: httpapi.Classify,
 		Pins: pinsql.New(c.db, nil), Cache: cache, Content: c.contents,
 		Guard: guard{limiter: limiter, budgets: c.budgets, orgBudgets: c.orgBudgets, alerts: newSoftAlerts(), logger: logger},
@@ -186,8 +187,9 @@ func (c *components) wireTenancy() error {
 	c.resolver = tenancy.NewCredentialResolver(c.store, c.vault, tenancy.ResolverConfig{})
 	c.accounts = tenancy.NewAccounts(c.store, tenancy.AccountsConfig{})
 	c.keys = tenancy.NewKeys(c.store, tenancy.KeysConfig{Auth: c.auth})
+	c.usable = newProviderSet(c.store, c.catalog, nil)
 	c.creds = tenancy.NewCredentials(c.store, c.vault, tenancy.CredentialsConfig{
-		Resolver: c.resolver, AllowPrivateBaseURL: c.cfg.AllowPrivate,
+		Resolver: c.resolver, Changed: c.usable.Invalidate, AllowPrivateBaseURL: c.cfg.AllowPrivate,
 		ProviderAllowed: func(name string) bool { _, err := c.catalog.Provider(name); return err == nil },
 	})
 	c.members = tenancy.NewMembers(c.store, tenancy.MembersConfig{})
