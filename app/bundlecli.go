@@ -56,6 +56,7 @@ type trainFlags struct {
 	shrinkage        float64
 	embedder         string
 	lastBlock        bool
+	scorer           string
 }
 
 func (t *trainFlags) register(fs *flag.FlagSet) {
@@ -65,6 +66,7 @@ func (t *trainFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&t.shrinkage, "shrinkage", offline.DefaultShrinkage, "pseudo-count m shrinking small clusters toward the global mean")
 	fs.StringVar(&t.embedder, "embedder", lexical.ID, `embedder: "lexical-v1" or a spec the binary can open, e.g. "hugot:DIR"`)
 	fs.BoolVar(&t.lastBlock, "last-block", true, "CSV: embed only the prompt's block after its last blank line")
+	fs.StringVar(&t.scorer, "scorer", offline.DefaultScorer, `scorer kind: "`+routing.ScorerExpected+`" (expected quality minus lambda(alpha) x cost) or "`+routing.ScorerAvengersPro+`"`)
 }
 
 // embedders returns the factory of the embedder the flags name.
@@ -121,7 +123,7 @@ func bundleTrain(ctx context.Context, args []string, stdout io.Writer, ad bundle
 		}
 		b, err = offline.Train(ctx, offline.TrainConfig{
 			ID: *id, Revision: *rev, K: tf.k, Seed: *seed, Restarts: tf.restarts,
-			Shrinkage: tf.shrinkage, Date: *date, Notes: *notes,
+			Shrinkage: tf.shrinkage, Scorer: tf.scorer, Date: *date, Notes: *notes,
 		}, samples, emb)
 		if err != nil {
 			return err
@@ -157,11 +159,13 @@ func bundleEval(ctx context.Context, args []string, stdout io.Writer, ad bundleA
 	topP := fs.Int("top-p", routing.DefaultTopP, "nearest clusters used")
 	beta := fs.Float64("beta", routing.DefaultBeta, "softmax sharpness")
 	signal := fs.String("signal", "", "also print the per-query signal of the embedder on the training data for these k (e.g. 5,20)")
+	asJSON := fs.Bool("json", false, "print one JSON object (the router's and a random router's accuracy-cost curve, APGR, CPT50, CPT80) instead of the tables")
+	models := fs.String("models", "", "evaluate over these models only (comma-separated; samples lacking one are dropped)")
 	if err := fs.Parse(args); err != nil {
 		return fmt.Errorf("%w: %w", routing.ErrUsage, err)
 	}
 	run := offline.EvalRun{
-		Train:  offline.TrainConfig{ID: "eval", K: tf.k, Restarts: tf.restarts, Shrinkage: tf.shrinkage},
+		Train:  offline.TrainConfig{ID: "eval", K: tf.k, Restarts: tf.restarts, Shrinkage: tf.shrinkage, Scorer: tf.scorer},
 		Router: routing.Config{TopP: *topP, Beta: *beta},
 	}
 	var err error
@@ -181,9 +185,21 @@ func bundleEval(ctx context.Context, args []string, stdout io.Writer, ad bundleA
 	if err != nil {
 		return fmt.Errorf("test data: %w", err)
 	}
+	if *models != "" {
+		subset := strings.Split(*models, ",")
+		if train, err = offline.SubsetModels(train, subset); err != nil {
+			return fmt.Errorf("train data: %w", err)
+		}
+		if test, err = offline.SubsetModels(test, subset); err != nil {
+			return fmt.Errorf("test data: %w", err)
+		}
+	}
 	res, err := offline.EvalSeeds(ctx, run, train, test, tf.embedders(ad))
 	if err != nil {
 		return err
+	}
+	if *asJSON {
+		return res.Curves.WriteJSON(stdout)
 	}
 	fmt.Fprintf(stdout, "bundle eval: train %d samples, test %d; embedder %s; k=%d restarts=%d shrinkage=%g top-p=%d beta=%g; seeds %s\n",
 		len(train), len(test), tf.embedder, tf.k, tf.restarts, tf.shrinkage, *topP, *beta, *seeds)

@@ -27,10 +27,18 @@ type Bundle struct {
 	// Models lists the model ids the bundle scores, sorted.
 	Models []string `json:"models"`
 	// Global holds each model's mean over all training samples.
-	Global   []ModelStats   `json:"global"`
-	Clusters []Cluster      `json:"clusters"`
-	Training TrainingMeta   `json:"training"`
-	index    map[string]int // model id -> position in Models
+	Global   []ModelStats `json:"global"`
+	Clusters []Cluster    `json:"clusters"`
+	Training TrainingMeta `json:"training"`
+	// Scorer is the scorer kind: ScorerAvengersPro ("" in older files) or
+	// ScorerExpected (see scoreVec and Dial).
+	Scorer string `json:"scorer,omitempty"`
+	// Dial, for ScorerExpected, holds the price of a dollar in quality units
+	// (lambda) at evenly spaced alpha from 0 to 1: non-increasing, the last 0.
+	// Training places the knots so that the expected spend on the training
+	// queries rises evenly from the cheapest to the most expensive choice.
+	Dial  []float64      `json:"dial,omitempty"`
+	index map[string]int // model id -> position in Models
 }
 
 // EmbedderSpec names the embedder a bundle was trained with.
@@ -123,6 +131,9 @@ func (b *Bundle) Prepare() error {
 	}
 	if len(b.Global) != len(b.Models) {
 		return bad("global stats for %d models, want %d", len(b.Global), len(b.Models))
+	}
+	if err := checkDial(b.Scorer, b.Dial); err != nil {
+		return bad("%v", err)
 	}
 	b.index = make(map[string]int, len(b.Models))
 	for i, m := range b.Models {

@@ -60,8 +60,8 @@ func Summarise(reports []*EvalReport) (*EvalSummary, error) {
 			row.Label = r0.Model + " (" + r0.Kind + ")"
 		case RowOracle:
 			row.Label = "Oracle"
-		default:
-			row.Label = fmt.Sprintf("Avengers-Pro α=%.2f", r0.Alpha)
+		case RowRouted:
+			row.Label = fmt.Sprintf("%s α=%.2f", scorerLabel(first.Scorer), r0.Alpha)
 		}
 		s.Rows = append(s.Rows, row)
 	}
@@ -175,4 +175,11 @@ func (s *EvalSummary) ceilingLine(ref EvalSummaryRow, maxCost float64) string {
 	}
 	return fmt.Sprintf("  ceiling of routing by task alone at <= %.0f%% of its cost: %.2f (from the test split's own per-task results; more needs a per-query signal)\n",
 		100*maxCost, 100*acc)
+}
+
+func scorerLabel(kind string) string {
+	if kind == routing.ScorerExpected {
+		return "Expected"
+	}
+	return "Avengers-Pro"
 }

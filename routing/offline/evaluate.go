@@ -56,6 +56,9 @@ type EvalReport struct {
 	Strongest string    `json:"strongest"`
 	Cheapest  string    `json:"cheapest"`
 	Rows      []EvalRow `json:"rows"`
+	// Models are the bundle's models; Scorer its scorer kind.
+	Models []string `json:"models"`
+	Scorer string   `json:"scorer"`
 	// TaskFrontier is the test split's TaskFrontier: the most any router that
 	// sees only each query's task could reach for each cost.
 	TaskFrontier []FrontierPoint `json:"task_frontier"`
@@ -87,7 +90,10 @@ func Evaluate(ctx context.Context, b *routing.Bundle, emb routing.Embedder, test
 	if err != nil {
 		return nil, err
 	}
-	rep := &EvalReport{Samples: len(test), Tasks: tasksOf(test), TaskFrontier: TaskFrontier(test)}
+	rep := &EvalReport{Samples: len(test), Tasks: tasksOf(test), TaskFrontier: TaskFrontier(test), Models: b.Models, Scorer: b.Scorer}
+	if rep.Scorer == "" {
+		rep.Scorer = routing.ScorerAvengersPro
+	}
 	rep.Strongest, rep.Cheapest = extremes(b)
 	rep.Rows = append(rep.Rows,
 		tally(test, RowStrongest, rep.Strongest, 0, func(Sample, int) string { return rep.Strongest }),

@@ -14,6 +14,10 @@ const (
 	DefaultK         = 32
 	DefaultRestarts  = 5
 	DefaultShrinkage = 20.0
+	// DefaultScorer is the scorer kind `heddle bundle train` and `eval` use
+	// unless told otherwise (chosen by cross-validation on the training
+	// split; see routing/testdata/README.md).
+	DefaultScorer = routing.ScorerAvengersPro
 )
 
 // EmbedderFactory returns the embedder to train with for a seed (lexical-v1
@@ -37,6 +41,7 @@ type EvalRun struct {
 // EvalResult is the outcome of EvalSeeds.
 type EvalResult struct {
 	Summary  *EvalSummary
+	Curves   *CurveSummary
 	Signal   []SignalRow
 	SignalKs []int
 }
@@ -49,6 +54,7 @@ func EvalSeeds(ctx context.Context, run EvalRun, train, test []Sample, newEmbedd
 	}
 	res := &EvalResult{SignalKs: run.SignalKs}
 	var reports []*EvalReport
+	var curves []*CurveReport
 	for _, seed := range run.Seeds {
 		emb, err := newEmbedder(ctx, seed)
 		if err != nil {
@@ -56,6 +62,7 @@ func EvalSeeds(ctx context.Context, run EvalRun, train, test []Sample, newEmbedd
 		}
 		cfg := run.Train
 		cfg.Seed = seed
+		cfg.Router = run.Router
 		b, err := Train(ctx, cfg, train, emb)
 		if err != nil {
 			return nil, err
@@ -73,13 +80,20 @@ func EvalSeeds(ctx context.Context, run EvalRun, train, test []Sample, newEmbedd
 				return nil, err
 			}
 		}
-		reports = append(reports, rep)
+		cr, err := CurveOf(rep, test)
+		if err != nil {
+			return nil, err
+		}
+		reports, curves = append(reports, rep), append(curves, cr)
 	}
 	sum, err := Summarise(reports)
 	if err != nil {
 		return nil, err
 	}
 	res.Summary = sum
+	if res.Curves, err = SummariseCurves(reports[0].Scorer, run.Seeds, len(test), curves); err != nil {
+		return nil, err
+	}
 	return res, nil
 }
 
@@ -89,8 +103,37 @@ func (r *EvalResult) Write(w io.Writer) error {
 	if err := r.Summary.Write(w); err != nil {
 		return err
 	}
+	if err := r.Curves.WriteLine(w); err != nil {
+		return err
+	}
 	if r.SignalKs != nil {
 		return WriteSignal(w, r.Signal, r.SignalKs)
 	}
 	return nil
+}
+
+// SubsetModels keeps only models' scores and costs in every sample and drops
+// the samples that lack any of them, for evaluating a router over a subset.
+func SubsetModels(samples []Sample, models []string) ([]Sample, error) {
+	if len(models) < 2 {
+		return nil, fmt.Errorf("%w: a subset needs at least two models", routing.ErrUsage)
+	}
+	var out []Sample
+next:
+	for _, s := range samples {
+		t := Sample{ID: s.ID, Prompt: s.Prompt, Task: s.Task, Quality: map[string]float64{}, Cost: map[string]float64{}}
+		for _, m := range models {
+			q, okq := s.Quality[m]
+			c, okc := s.Cost[m]
+			if !okq || !okc {
+				continue next
+			}
+			t.Quality[m], t.Cost[m] = q, c
+		}
+		out = append(out, t)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%w: no sample scores all of %v", routing.ErrData, models)
+	}
+	return out, nil
 }

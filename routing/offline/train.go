@@ -35,6 +35,11 @@ type TrainConfig struct {
 	MaxIter  int // k-means iterations per restart (default 100)
 	// Shrinkage is m in q = (n*mean + m*global)/(n+m); 0 disables it.
 	Shrinkage float64
+	// Scorer is the bundle's scorer kind: routing.ScorerAvengersPro ("") or
+	// routing.ScorerExpected, whose dial is placed on the training queries
+	// (see placeDial) with Router's top-p and beta.
+	Scorer string
+	Router routing.Config
 	// Date is recorded as given (keep it fixed for reproducible bundles).
 	Date    string
 	Sources []string
@@ -113,6 +118,15 @@ func Train(ctx context.Context, cfg TrainConfig, samples []Sample, emb routing.E
 	}
 	if err := b.Prepare(); err != nil {
 		return nil, err
+	}
+	switch cfg.Scorer {
+	case "", routing.ScorerAvengersPro:
+	case routing.ScorerExpected:
+		if err := placeDial(b, emb, points, cfg.Router); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, fmt.Errorf("%w: unknown scorer %q", routing.ErrUsage, cfg.Scorer)
 	}
 	return b, nil
 }
