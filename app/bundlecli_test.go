@@ -3,6 +3,7 @@ package app
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/heddle-gw/heddle/routing"
 	"github.com/heddle-gw/heddle/routing/bundles"
+	"github.com/heddle-gw/heddle/routing/offline"
 )
 
 const cliJSONL = `{"prompt":"write a python function to sort numbers","task":"coding","scores":{"big":1,"small":0},"costs":{"big":0.01,"small":0.001}}
@@ -47,7 +49,7 @@ func TestTrainCommand(t *testing.T) {
 	data := writeFile(t, "train.jsonl", cliJSONL)
 	out := filepath.Join(t.TempDir(), "bundle.json")
 	var stdout bytes.Buffer
-	err := bundleTrain(ctx, []string{"--data", data, "--out", out, "--k", "2", "--shrinkage", "0", "--seed", "4", "--id", "org-1", "--revision", "7", "--date", "2026-11-29"}, &stdout, bundleAdapters{})
+	err := bundleTrain(ctx, []string{"--data", data, "--out", out, "--k", "2", "--shrinkage", "0", "--seed", "4", "--id", "org-1", "--revision", "7", "--date", "2026-11-29", "--scorer", "avengers-pro"}, &stdout, bundleAdapters{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +150,7 @@ func TestCommandUsageErrors(t *testing.T) {
 func TestEvalCommand(t *testing.T) {
 	data := writeFile(t, "train.jsonl", cliJSONL)
 	var out bytes.Buffer
-	if err := bundleEval(context.Background(), []string{"--train", data, "--test", data, "--k", "2", "--shrinkage", "0", "--seeds", "1,2"}, &out, bundleAdapters{}); err != nil {
+	if err := bundleEval(context.Background(), []string{"--train", data, "--test", data, "--k", "2", "--shrinkage", "0", "--seeds", "1,2", "--scorer", "avengers-pro"}, &out, bundleAdapters{}); err != nil {
 		t.Fatal(err)
 	}
 	text := out.String()
@@ -166,6 +168,33 @@ func TestEvalCommand(t *testing.T) {
 		if !strings.Contains(text, want) {
 			t.Errorf("output lacks %q\n%s", want, text)
 		}
+	}
+}
+
+// TestEvalCommandJSON: the default scorer with --json and --models prints one
+// JSON object with the router's and the random router's curves.
+func TestEvalCommandJSON(t *testing.T) {
+	data := writeFile(t, "train.jsonl", cliJSONL)
+	var out bytes.Buffer
+	args := []string{"--train", data, "--test", data, "--k", "2", "--shrinkage", "0", "--seeds", "1", "--json", "--models", "big,small"}
+	if err := bundleEval(context.Background(), args, &out, bundleAdapters{}); err != nil {
+		t.Fatal(err)
+	}
+	var got offline.CurveSummary
+	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+		t.Fatalf("not one JSON object: %v\n%s", err, out.String())
+	}
+	if got.Scorer != routing.ScorerExpected || got.XAxis != "strong_call_share" || got.Strongest != "big" || got.Cheapest != "small" ||
+		len(got.Router.Points) != 21 || len(got.Random.Points) != 21 || got.Oracle.Accuracy != 1 || got.Router.CPT50 == nil {
+		t.Fatalf("summary %+v", got)
+	}
+	// Coding needs big, translation does not: the router recovers the whole
+	// gap with half the calls to big, a random router only half of it there.
+	if got.Router.APGR <= got.Random.APGR || got.Random.APGR < 0.49 || got.Random.APGR > 0.51 {
+		t.Fatalf("apgr router %v random %v", got.Router.APGR, got.Random.APGR)
+	}
+	if err := bundleEval(context.Background(), []string{"--train", data, "--test", data, "--models", "big"}, &out, bundleAdapters{}); !errors.Is(err, routing.ErrUsage) {
+		t.Fatalf("one model: %v, want ErrUsage", err)
 	}
 }
 

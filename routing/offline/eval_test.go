@@ -56,7 +56,7 @@ func TestRouterBenchEval(t *testing.T) {
 		return lexical.New(lexical.Params{Dim: lexical.DefaultDim, Seed: seed})
 	}
 	res, err := EvalSeeds(context.Background(), EvalRun{
-		Train: TrainConfig{ID: "eval", K: DefaultK, Restarts: DefaultRestarts, Shrinkage: DefaultShrinkage},
+		Train: TrainConfig{ID: "eval", K: DefaultK, Restarts: DefaultRestarts, Shrinkage: DefaultShrinkage, Scorer: routing.ScorerAvengersPro},
 		Seeds: []uint64{1, 2, 3}, SignalKs: []int{5, 20},
 	}, readRouterBench(t, dir, "train"), readRouterBench(t, dir, "test"), lexicalV1)
 	if err != nil {

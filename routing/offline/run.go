@@ -17,7 +17,7 @@ const (
 	// DefaultScorer is the scorer kind `heddle bundle train` and `eval` use
 	// unless told otherwise (chosen by cross-validation on the training
 	// split; see routing/testdata/README.md).
-	DefaultScorer = routing.ScorerAvengersPro
+	DefaultScorer = routing.ScorerExpected
 )
 
 // EmbedderFactory returns the embedder to train with for a seed (lexical-v1
