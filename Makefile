@@ -32,7 +32,7 @@ build: ## build the heddle binary into ./bin
 test-unit: services ## unit and integration tests against real SQLite, Postgres, ClickHouse, Redis
 	$(GO) test -race -short -count=1 -timeout 20m $$($(GO) list ./... | grep -v /e2e)
 	@# The RouterBench evaluation trains 3 seeds x 2 splits: minutes under -race, so it runs once without it.
-	$(GO) test -count=1 -timeout 20m -run 'TestRouterBenchEval' -v ./routing/ | grep -E '^ *\||target|ceiling|_test.go:|^(ok|FAIL|---)'
+	$(GO) test -count=1 -timeout 20m -run 'TestRouterBenchEval' -v ./routing/offline/ | grep -E '^ *\||target|ceiling|_test.go:|^(ok|FAIL|---)'
 
 
 test-e2e: services e2e-deps build ## black-box tests of the built binary with real clients and a real browser

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/heddle-gw/heddle/orgcache"
+	"github.com/heddle-gw/heddle/internal/ttlcache"
 )
 
 // DefaultPrivacyTTL is how long one replica trusts an organisation's cached
@@ -32,7 +32,7 @@ type Contents struct {
 	sealer  ContentSealer
 	timeout time.Duration
 	now     func() time.Time
-	cache   *orgcache.Cache[PrivacySettings]
+	cache   *ttlcache.Cache[PrivacySettings]
 }
 
 // NewContents returns the content service over store and sealer.
@@ -47,7 +47,7 @@ func NewContents(store ContentStore, sealer ContentSealer, cfg ContentsConfig) *
 		cfg.Now = time.Now
 	}
 	return &Contents{store: store, sealer: sealer, timeout: cfg.Timeout, now: cfg.Now,
-		cache: orgcache.New[PrivacySettings](cfg.TTL, maxCachedPrivacy, cfg.Now)}
+		cache: ttlcache.New[PrivacySettings](cfg.TTL, maxCachedPrivacy, cfg.Now)}
 }
 
 // Enabled reports whether orgID stores content, from the cache while it is

@@ -6,12 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
-
 	"strings"
 
-	"github.com/heddle-gw/heddle/routing"
-	"github.com/heddle-gw/heddle/routing/hfpull"
-	"github.com/heddle-gw/heddle/routing/hugotembed"
 	"github.com/heddle-gw/heddle/tenancy"
 )
 
@@ -145,27 +141,4 @@ func openTenancy(ctx context.Context, getenv func(string) string, stderr io.Writ
 		return nil, err
 	}
 	return c, nil
-}
-
-// bundleCommand trains or evaluates routing bundles.
-func bundleCommand(ctx context.Context, args []string, stdout io.Writer) error {
-	if len(args) == 0 {
-		return errors.New("usage: heddle bundle train|eval [flags]")
-	}
-	opt := routing.WithEmbedderOpener(hugotembed.OpenSpec)
-	switch args[0] {
-	case "train":
-		return routing.TrainCommand(ctx, args[1:], stdout, opt)
-	case "eval":
-		return routing.EvalCommand(ctx, args[1:], stdout, opt)
-	}
-	return fmt.Errorf("bundle: unknown subcommand %q", args[0])
-}
-
-// modelsCommand downloads embedding models.
-func modelsCommand(ctx context.Context, args []string, stdout io.Writer) error {
-	if len(args) == 0 || args[0] != "pull" {
-		return errors.New("usage: heddle models pull NAME [--dir DIR]")
-	}
-	return routing.ModelsPullCommand(ctx, args[1:], stdout, routing.WithPuller(hfpull.Pull))
 }

@@ -2,62 +2,53 @@ package app
 
 import (
 	"context"
-	"sync"
 	"time"
 
 	"github.com/heddle-gw/heddle/catalog"
+	"github.com/heddle-gw/heddle/internal/ttlcache"
 	"github.com/heddle-gw/heddle/tenancy"
 )
 
+// providerSetTTL is how long a replica trusts an organisation's cached
+// provider set; a credential added or deleted on this replica is seen at once
+// (Invalidate), on other replicas within the TTL.
+const providerSetTTL = 5 * time.Second
+
 // providerSet answers which catalog providers an organisation has a
-// credential for, cached for a few seconds per organisation.
+// credential for, cached per organisation.
 type providerSet struct {
 	store   tenancy.CredentialStore
 	catalog *catalog.Catalog
-	ttl     time.Duration
-
-	mu    sync.Mutex
-	cache map[string]providerEntry
+	cache   *ttlcache.Cache[map[string]bool]
 }
 
-type providerEntry struct {
-	set     map[string]bool
-	fetched time.Time
-}
-
-func newProviderSet(store tenancy.CredentialStore, cat *catalog.Catalog) *providerSet {
-	return &providerSet{store: store, catalog: cat, ttl: 5 * time.Second, cache: map[string]providerEntry{}}
+func newProviderSet(store tenancy.CredentialStore, cat *catalog.Catalog, now func() time.Time) *providerSet {
+	return &providerSet{store: store, catalog: cat, cache: ttlcache.New[map[string]bool](providerSetTTL, 0, now)}
 }
 
 // UsableProviders returns the provider names (catalog names, so "openai"
-// also enables "openai-responses") the organisation can call.
+// also enables "openai-responses") the organisation can call. The returned
+// map is shared: callers must not modify it.
 func (p *providerSet) UsableProviders(ctx context.Context, orgID string) (map[string]bool, error) {
-	now := time.Now()
-	p.mu.Lock()
-	e, ok := p.cache[orgID]
-	p.mu.Unlock()
-	if ok && now.Sub(e.fetched) < p.ttl {
-		return e.set, nil
-	}
-	creds, err := p.store.OrgCredentials(ctx, orgID)
-	if err != nil {
-		return nil, err
-	}
-	has := map[string]bool{}
-	for _, c := range creds {
-		has[c.Provider] = true
-	}
-	set := map[string]bool{}
-	for _, prov := range p.catalog.Providers() {
-		if has[prov.CredentialName()] {
-			set[prov.Name] = true
+	return p.cache.Get(ctx, orgID, func(ctx context.Context) (map[string]bool, error) {
+		creds, err := p.store.OrgCredentials(ctx, orgID)
+		if err != nil {
+			return nil, err
 		}
-	}
-	p.mu.Lock()
-	if len(p.cache) > 10000 {
-		p.cache = map[string]providerEntry{}
-	}
-	p.cache[orgID] = providerEntry{set: set, fetched: now}
-	p.mu.Unlock()
-	return set, nil
+		has := map[string]bool{}
+		for _, c := range creds {
+			has[c.Provider] = true
+		}
+		set := map[string]bool{}
+		for _, prov := range p.catalog.Providers() {
+			if has[prov.CredentialName()] {
+				set[prov.Name] = true
+			}
+		}
+		return set, nil
+	})
 }
+
+// Invalidate forgets orgID's provider set (tenancy.CredentialsConfig.Changed
+// calls it when a credential is added, rotated or deleted).
+func (p *providerSet) Invalidate(orgID, _ string) { p.cache.Invalidate(orgID) }

@@ -55,6 +55,7 @@ type components struct {
 	keysetPath string
 	auth       *tenancy.Authenticator
 	resolver   *tenancy.CredentialResolver
+	usable     *providerSet // which catalog providers an organisation has credentials for
 	accounts   *tenancy.Accounts
 	keys       *tenancy.Keys
 	creds      *tenancy.Credentials
@@ -165,7 +166,7 @@ func wire(ctx context.Context, cfg Config, logger *slog.Logger) (_ *components, 
 	},
 		gateway.WithGuard(guard), gateway.WithCache(cache), gateway.WithPins(pinsql.New(c.db, nil), routing.HandoverConfig{}),
 		gateway.WithContent(c.contents), gateway.WithTenantModels(tenantSource{c.tenantModels}),
-		gateway.WithProviders(newProviderSet(c.store, c.catalog)))
+		gateway.WithProviders(c.usable))
 	if err != nil {
 		return nil, fmt.Errorf("app: gateway: %w", err)
 	}
@@ -193,8 +194,9 @@ func (c *components) wireTenancy() error {
 	c.resolver = tenancy.NewCredentialResolver(c.store, c.vault, tenancy.ResolverConfig{})
 	c.accounts = tenancy.NewAccounts(c.store, tenancy.AccountsConfig{})
 	c.keys = tenancy.NewKeys(c.store, tenancy.KeysConfig{Auth: c.auth})
+	c.usable = newProviderSet(c.store, c.catalog, nil)
 	c.creds = tenancy.NewCredentials(c.store, c.vault, tenancy.CredentialsConfig{
-		Resolver: c.resolver, AllowPrivateBaseURL: c.cfg.AllowPrivate,
+		Resolver: c.resolver, Changed: c.usable.Invalidate, AllowPrivateBaseURL: c.cfg.AllowPrivate,
 		ProviderAllowed: func(name string) bool { _, err := c.catalog.Provider(name); return err == nil },
 	})
 	c.members = tenancy.NewMembers(c.store, tenancy.MembersConfig{})

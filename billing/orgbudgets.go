@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/heddle-gw/heddle/orgcache"
+	"github.com/heddle-gw/heddle/internal/ttlcache"
 )
 
 // DefaultOrgBudgetTTL is how long OrgBudgets trusts an organisation's
@@ -35,7 +35,7 @@ type OrgBudgets struct {
 	store   OrgBudgetStore
 	timeout time.Duration
 	now     func() time.Time
-	cache   *orgcache.Cache[OrgBudgetSettings]
+	cache   *ttlcache.Cache[OrgBudgetSettings]
 }
 
 // NewOrgBudgets returns the settings service over store.
@@ -50,7 +50,7 @@ func NewOrgBudgets(store OrgBudgetStore, cfg OrgBudgetsConfig) *OrgBudgets {
 		cfg.Now = time.Now
 	}
 	return &OrgBudgets{store: store, timeout: cfg.Timeout, now: cfg.Now,
-		cache: orgcache.New[OrgBudgetSettings](cfg.TTL, maxCachedOrgs, cfg.Now)}
+		cache: ttlcache.New[OrgBudgetSettings](cfg.TTL, maxCachedOrgs, cfg.Now)}
 }
 
 // Get returns orgID's settings, from the cache while they are younger than

@@ -9,10 +9,34 @@ import (
 )
 
 // BenchmarkDecide is one routing decision with the default bundle: embed a
-// 1 kB prompt with lexical-v1 and score all twelve default models. It reports
-// the p50 and p99 latency of single decisions.
+// 1 kB prompt with lexical-v1 and score all twelve default models, with the
+// bundle's Avengers-Pro scorer and with the expected scorer over the same
+// clusters. It reports the p50 and p99 latency of single decisions.
 func BenchmarkDecide(b *testing.B) {
-	r, err := DefaultRouter(Config{})
+	def, err := DefaultBundle()
+	if err != nil {
+		b.Fatal(err)
+	}
+	expected := *def
+	expected.Scorer, expected.Dial = ScorerExpected, []float64{1000, 100, 10, 1, 0}
+	if err := expected.Prepare(); err != nil {
+		b.Fatal(err)
+	}
+	for _, bundle := range []*Bundle{def, &expected} {
+		name := bundle.Scorer
+		if name == "" {
+			name = ScorerAvengersPro
+		}
+		b.Run(name, func(b *testing.B) { benchDecide(b, bundle) })
+	}
+}
+
+func benchDecide(b *testing.B, bundle *Bundle) {
+	emb, err := bundle.LexicalEmbedder()
+	if err != nil {
+		b.Fatal(err)
+	}
+	r, err := NewRouter(bundle, emb, Config{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -27,10 +27,18 @@ type Bundle struct {
 	// Models lists the model ids the bundle scores, sorted.
 	Models []string `json:"models"`
 	// Global holds each model's mean over all training samples.
-	Global   []ModelStats   `json:"global"`
-	Clusters []Cluster      `json:"clusters"`
-	Training TrainingMeta   `json:"training"`
-	index    map[string]int // model id -> position in Models
+	Global   []ModelStats `json:"global"`
+	Clusters []Cluster    `json:"clusters"`
+	Training TrainingMeta `json:"training"`
+	// Scorer is the scorer kind: ScorerAvengersPro ("" in older files) or
+	// ScorerExpected (see scoreVec and Dial).
+	Scorer string `json:"scorer,omitempty"`
+	// Dial, for ScorerExpected, holds the price of a dollar in quality units
+	// (lambda) at evenly spaced alpha from 0 to 1: non-increasing, the last 0.
+	// Training places the knots so that the expected spend on the training
+	// queries rises evenly from the cheapest to the most expensive choice.
+	Dial  []float64      `json:"dial,omitempty"`
+	index map[string]int // model id -> position in Models
 }
 
 // EmbedderSpec names the embedder a bundle was trained with.
@@ -99,14 +107,16 @@ func LoadBundle(r io.Reader) (*Bundle, error) {
 	if err := dec.Decode(&b); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrBundle, err)
 	}
-	if err := b.init(); err != nil {
+	if err := b.Prepare(); err != nil {
 		return nil, err
 	}
 	return &b, nil
 }
 
-// init validates the bundle and builds its index; centroids are renormalised.
-func (b *Bundle) init() error {
+// Prepare validates the bundle and builds its index; centroids are
+// renormalised. LoadBundle calls it; a bundle built in memory (by training)
+// must be prepared before use.
+func (b *Bundle) Prepare() error {
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("%w: "+format, append([]any{ErrBundle}, args...)...)
 	}
@@ -121,6 +131,9 @@ func (b *Bundle) init() error {
 	}
 	if len(b.Global) != len(b.Models) {
 		return bad("global stats for %d models, want %d", len(b.Global), len(b.Models))
+	}
+	if err := checkDial(b.Scorer, b.Dial); err != nil {
+		return bad("%v", err)
 	}
 	b.index = make(map[string]int, len(b.Models))
 	for i, m := range b.Models {
@@ -142,7 +155,7 @@ func (b *Bundle) init() error {
 				return bad("cluster %d has a non-finite statistic", ci)
 			}
 		}
-		normaliseVec(c.Centroid)
+		Normalise(c.Centroid)
 	}
 	return nil
 }
@@ -205,7 +218,9 @@ func (b *Bundle) LexicalEmbedder() (*lexical.Embedder, error) {
 	return e, nil
 }
 
-func normaliseVec(v []float32) {
+// Normalise scales v to unit length in place (a zero vector stays zero).
+// Centroids are kept unit length so that Similarity is their cosine.
+func Normalise(v []float32) {
 	var s float64
 	for _, x := range v {
 		s += float64(x) * float64(x)
@@ -219,10 +234,29 @@ func normaliseVec(v []float32) {
 	}
 }
 
-func dot(a, b []float32) float32 {
+// Similarity is the dot product of a and b: for unit vectors (embeddings,
+// centroids) their cosine similarity, the measure the router ranks clusters
+// by. Training must use the same measure.
+func Similarity(a, b []float32) float32 {
 	var s float32
 	for i := range a {
 		s += a[i] * b[i]
 	}
 	return s
+}
+
+// BundleEmbedder returns the embedder to run with b: for a lexical-v1 bundle the
+// embedder stored in it, otherwise given, after checking that it matches
+// (ErrEmbedderMismatch).
+func BundleEmbedder(b *Bundle, given Embedder) (Embedder, error) {
+	if b == nil {
+		return nil, ErrNoBundle
+	}
+	if b.Embedder.Lexical != nil {
+		return b.LexicalEmbedder()
+	}
+	if err := b.CheckEmbedder(given); err != nil {
+		return nil, err
+	}
+	return given, nil
 }

@@ -1,42 +1,13 @@
 package routing
 
 import (
-	"bytes"
 	"context"
-	"flag"
-	"os"
 	"slices"
 	"testing"
 
 	"github.com/heddle-gw/heddle/catalog"
-	"github.com/heddle-gw/heddle/routing/bundles"
 	"github.com/heddle-gw/heddle/routing/lexical"
 )
-
-var update = flag.Bool("update", false, "rewrite routing/bundles/default.json from the corpus")
-
-// TestDefaultBundleReproducible retrains the default bundle from the corpus and
-// compares it with the embedded file byte for byte (go test -update rewrites it).
-func TestDefaultBundleReproducible(t *testing.T) {
-	b, err := TrainDefault(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := b.Bytes()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if *update {
-		if err := os.WriteFile("bundles/default.json", data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	if !bytes.Equal(data, bundles.DefaultJSON) {
-		t.Fatalf("retrained default bundle (%d bytes) differs from routing/bundles/default.json (%d bytes); run go test ./routing -run TestDefaultBundleReproducible -update",
-			len(data), len(bundles.DefaultJSON))
-	}
-}
 
 func TestDefaultBundleMatchesCatalog(t *testing.T) {
 	b, err := DefaultBundle()
@@ -61,22 +32,6 @@ func TestDefaultBundleMatchesCatalog(t *testing.T) {
 	tm := b.Training
 	if tm.Date == "" || len(tm.Sources) < 5 || tm.Samples < 300 || tm.Notes == "" || len(tm.DataHash) != 64 {
 		t.Fatalf("training metadata %+v", tm)
-	}
-	samples, _, err := DefaultSamples()
-	if err != nil {
-		t.Fatal(err)
-	}
-	tasks := map[string]int{}
-	for _, s := range samples {
-		tasks[s.Task]++
-	}
-	if len(tasks) != 10 {
-		t.Fatalf("corpus task types %v, want 10", tasks)
-	}
-	for task, n := range tasks {
-		if n < 25 {
-			t.Errorf("task %s has only %d prompts", task, n)
-		}
 	}
 }
 

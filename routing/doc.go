@@ -1,10 +1,13 @@
-// Package routing picks the model for a turn: embedders, trainable cluster
-// bundles, the Avengers-Pro cluster scorer (arXiv 2508.12631), eligibility,
-// and the train, evaluate and pull command-line entry points.
+// Package routing is the online router: it picks the model for a turn.
+// Embedders, the bundle file format, the Avengers-Pro cluster scorer (arXiv
+// 2508.12631), eligibility, organisation settings and bundles, session pins,
+// the switch planner, handover summaries and the semantic response cache.
 //
-// Ring: domain. The package performs no I/O of its own on the request path:
-// embedders and bundles are handed to it. The command-line functions in
-// cli.go read and write the files their flags name; outbound HTTP and hugot
-// live in the adapters routing/hfpull and routing/hugotembed, which the
-// composition root passes in.
+// Training, evaluation and the research tools (benchmark readers, k-means,
+// ROC AUC, frontier analysis) live in routing/offline, which imports this
+// package; this package never imports it (internal/rings enforces it).
+//
+// Ring: domain. The package performs no I/O of its own: embedders, bundles
+// and stores are handed to it; outbound HTTP and hugot live in the adapters
+// routing/hfpull and routing/hugotembed, which the composition root passes in.
 package routing

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/heddle-gw/heddle/internal/ttlcache"
 )
 
 // DefaultOrgTTL is how long OrgRouters trusts an organisation's cached
@@ -15,27 +17,28 @@ const DefaultOrgTTL = 5 * time.Second
 // (routers rebuild from the store on the next request).
 const maxCachedBundles = 256
 
+// maxCachedOrgs bounds OrgRouters' settings cache (see ttlcache.New).
+const maxCachedOrgs = 10000
+
 // OrgRouters resolves an organisation's routing settings and router. Settings
-// are cached per organisation for a TTL; routers over organisation bundles
-// are cached per (organisation, bundle id), since bundles are immutable. Safe
-// for concurrent use.
+// are cached per organisation for a TTL (a read that overlaps Invalidate is
+// not cached); routers over organisation bundles are cached per
+// (organisation, bundle id) without expiry, since bundles are immutable.
+// Safe for concurrent use.
 type OrgRouters struct {
 	settings OrgSettingsStore
 	bundles  OrgBundleStore
 	fallback *Router
 	cfg      Config
-	ttl      time.Duration
-	now      func() time.Time
+	orgs     *ttlcache.Cache[orgEntry]
 
 	mu      sync.Mutex
-	orgs    map[string]orgEntry
 	routers map[string]*Router // orgID + "\x00" + bundle id
 }
 
 type orgEntry struct {
 	settings OrgSettings
 	router   *Router
-	expires  time.Time
 }
 
 // NewOrgRouters returns a resolver over the stores. fallback is the default
@@ -46,8 +49,7 @@ type orgEntry struct {
 func NewOrgRouters(settings OrgSettingsStore, bundles OrgBundleStore, fallback *Router, cfg Config) *OrgRouters {
 	return &OrgRouters{
 		settings: settings, bundles: bundles, fallback: fallback, cfg: cfg,
-		ttl: DefaultOrgTTL, now: time.Now,
-		orgs: map[string]orgEntry{}, routers: map[string]*Router{},
+		orgs: ttlcache.New[orgEntry](DefaultOrgTTL, maxCachedOrgs, nil), routers: map[string]*Router{},
 	}
 }
 
@@ -57,10 +59,7 @@ func (o *OrgRouters) WithTTL(ttl time.Duration, now func() time.Time) *OrgRouter
 	if ttl <= 0 {
 		ttl = DefaultOrgTTL
 	}
-	if now == nil {
-		now = time.Now
-	}
-	o.ttl, o.now = ttl, now
+	o.orgs = ttlcache.New[orgEntry](ttl, maxCachedOrgs, now)
 	return o
 }
 
@@ -71,37 +70,31 @@ func (o *OrgRouters) WithTTL(ttl time.Duration, now func() time.Time) *OrgRouter
 // ErrBundleNotFound, ErrBundle or ErrEmbedderMismatch), never the fallback.
 // It blocks on the stores only when the organisation's cache entry expired.
 func (o *OrgRouters) For(ctx context.Context, orgID string) (*Router, OrgSettings, error) {
-	now := o.now()
-	o.mu.Lock()
-	e, ok := o.orgs[orgID]
-	o.mu.Unlock()
-	if ok && now.Before(e.expires) {
-		return e.router, e.settings, nil
-	}
-	var s OrgSettings
-	if o.settings != nil {
-		var err error
-		if s, err = o.settings.GetSettings(ctx, orgID); err != nil {
-			return nil, OrgSettings{}, unavailable(fmt.Errorf("%w: %w", ErrSettingsUnavailable, err))
+	var s OrgSettings // also returned when the router fails
+	e, err := o.orgs.Get(ctx, orgID, func(ctx context.Context) (orgEntry, error) {
+		if o.settings != nil {
+			var err error
+			if s, err = o.settings.GetSettings(ctx, orgID); err != nil {
+				s = OrgSettings{}
+				return orgEntry{}, unavailable(fmt.Errorf("%w: %w", ErrSettingsUnavailable, err))
+			}
 		}
-	}
-	r, err := o.router(ctx, orgID, s.BundleID)
+		r, err := o.router(ctx, orgID, s.BundleID)
+		if err != nil {
+			return orgEntry{}, err
+		}
+		return orgEntry{settings: s, router: r}, nil
+	})
 	if err != nil {
 		return nil, s, err
 	}
-	o.mu.Lock()
-	o.orgs[orgID] = orgEntry{settings: s, router: r, expires: now.Add(o.ttl)}
-	o.mu.Unlock()
-	return r, s, nil
+	return e.router, e.settings, nil
 }
 
 // Invalidate drops orgID's cached settings so this replica sees a change at
-// once (other replicas see it within the TTL).
-func (o *OrgRouters) Invalidate(orgID string) {
-	o.mu.Lock()
-	delete(o.orgs, orgID)
-	o.mu.Unlock()
-}
+// once (other replicas see it within the TTL); a read already in flight is
+// not cached.
+func (o *OrgRouters) Invalidate(orgID string) { o.orgs.Invalidate(orgID) }
 
 // router returns the router over orgID's bundle id, or the fallback for "".
 func (o *OrgRouters) router(ctx context.Context, orgID, id string) (*Router, error) {

@@ -9,7 +9,17 @@ import (
 	"time"
 
 	"github.com/heddle-gw/heddle/routing"
+	"github.com/heddle-gw/heddle/routing/offline"
+	"github.com/heddle-gw/heddle/routing/routingtest"
 )
+
+var trainedAt = time.Date(2026, 11, 29, 18, 0, 0, 0, time.UTC)
+
+// orgCfg trains organisation bundles over the three models of
+// routingtest.OrgEvalJSONL.
+func orgCfg() offline.OrgTrainConfig {
+	return offline.OrgTrainConfig{Known: knownModels("cheap", "mid", "strong"), Now: func() time.Time { return trainedAt }}
+}
 
 // orgStore is an in-memory OrgSettingsStore and OrgBundleStore that counts
 // its reads and can be made to fail.
@@ -20,6 +30,9 @@ type orgStore struct {
 	settingsN   int
 	bundleN     int
 	failSetting error
+	// read and release, when set, make GetSettings announce on read that it
+	// has read its value and wait for release before returning it.
+	read, release chan struct{}
 }
 
 func newOrgStore() *orgStore {
@@ -33,7 +46,16 @@ func (s *orgStore) GetSettings(_ context.Context, org string) (routing.OrgSettin
 	if s.failSetting != nil {
 		return routing.OrgSettings{}, s.failSetting
 	}
-	return s.settings[org], nil
+	v := s.settings[org]
+	if s.read != nil {
+		read, release := s.read, s.release
+		s.read, s.release = nil, nil
+		s.mu.Unlock()
+		read <- struct{}{}
+		<-release
+		s.mu.Lock()
+	}
+	return v, nil
 }
 
 func (s *orgStore) PutSettings(_ context.Context, org string, v routing.OrgSettings) error {
@@ -93,7 +115,7 @@ func TestOrgRoutersFor(t *testing.T) {
 		t.Fatal(err)
 	}
 	store := newOrgStore()
-	b, err := routing.TrainOrgBundle(ctx, "org_a", bytes.NewReader(orgJSONL(120)), orgCfg())
+	b, err := offline.TrainOrgBundle(ctx, "org_a", bytes.NewReader(routingtest.OrgEvalJSONL(120)), orgCfg())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,13 +165,56 @@ func TestOrgRoutersFor(t *testing.T) {
 	}
 }
 
+// TestOrgRoutersInvalidateDuringRead: a settings read that started before a
+// change and its Invalidate returns the old value to its caller but must not
+// be cached, or this replica would serve the old settings for a whole TTL.
+func TestOrgRoutersInvalidateDuringRead(t *testing.T) {
+	ctx := context.Background()
+	fallback, err := routing.DefaultRouter(routing.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := newOrgStore()
+	store.settings["org_a"] = routing.OrgSettings{Alpha: ptr(0.1)}
+	read, release := make(chan struct{}), make(chan struct{})
+	store.read, store.release = read, release
+	clock := &testClock{t: trainedAt}
+	o := routing.NewOrgRouters(store, store, fallback, routing.Config{}).WithTTL(time.Minute, clock.Now)
+
+	type result struct {
+		s   routing.OrgSettings
+		err error
+	}
+	done := make(chan result)
+	go func() {
+		_, s, err := o.For(ctx, "org_a")
+		done <- result{s, err}
+	}()
+	<-read // the loader holds alpha 0.1
+	if err := store.PutSettings(ctx, "org_a", routing.OrgSettings{Alpha: ptr(0.9)}); err != nil {
+		t.Fatal(err)
+	}
+	o.Invalidate("org_a")
+	close(release)
+	if r := <-done; r.err != nil || *r.s.Alpha != 0.1 {
+		t.Fatalf("overlapping read: %+v, %v; want the value it read (0.1)", r.s, r.err)
+	}
+	_, s, err := o.For(ctx, "org_a")
+	if err != nil || *s.Alpha != 0.9 {
+		t.Fatalf("after Invalidate: alpha %v, %v; want 0.9 (the overlapping read was cached)", *s.Alpha, err)
+	}
+	if n, _ := store.reads(); n != 2 {
+		t.Fatalf("%d settings reads, want 2", n)
+	}
+}
+
 func TestOrgRoutersFailClosed(t *testing.T) {
 	ctx := context.Background()
 	fallback, err := routing.DefaultRouter(routing.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := routing.TrainOrgBundle(ctx, "org_b", bytes.NewReader(orgJSONL(60)), orgCfg())
+	b, err := offline.TrainOrgBundle(ctx, "org_b", bytes.NewReader(routingtest.OrgEvalJSONL(60)), orgCfg())
 	if err != nil {
 		t.Fatal(err)
 	}

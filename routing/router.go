@@ -49,7 +49,7 @@ func NewRouter(b *Bundle, emb Embedder, cfg Config) (*Router, error) {
 		return nil, unavailable(ErrNoBundle)
 	}
 	if b.index == nil { // built by hand rather than by LoadBundle or Train
-		if err := b.init(); err != nil {
+		if err := b.Prepare(); err != nil {
 			return nil, unavailable(err)
 		}
 	}
@@ -90,8 +90,8 @@ type Decision struct {
 	EmbedLatency   time.Duration   `json:"embed_latency_ns"`
 }
 
-// Decide embeds q.Text and scores the eligible models (the Avengers-Pro
-// scorer; see scoreVec). Eligible models the bundle does not know are dropped
+// Decide embeds q.Text and scores the eligible models with the bundle's
+// scorer kind (Avengers-Pro or expected; see scoreVec). Eligible models the bundle does not know are dropped
 // with DropNotInBundle. It fails closed: every error wraps ErrUnavailable and
 // the cause (ErrNoBundle, ErrEmbed, ErrEmbedTimeout, ErrNoEligible).
 func (r *Router) Decide(ctx context.Context, q Query) (Decision, error) {

@@ -38,6 +38,9 @@ type ModelScore struct {
 // A zero query vector (no text) has no nearest cluster: every cluster is used,
 // weighted by its training size.
 func scoreVec(b *Bundle, vec []float32, alpha float64, eligible []int, topP int, beta float64) (int, []ClusterWeight, []ModelScore) {
+	if b.Scorer == ScorerExpected {
+		return scoreExpected(b, vec, alpha, eligible, topP, beta)
+	}
 	clusters := nearestClusters(b, vec, topP, beta)
 	scores := make([]ModelScore, len(eligible))
 	for i, mi := range eligible {
@@ -66,13 +69,45 @@ func scoreVec(b *Bundle, vec []float32, alpha float64, eligible []int, topP int,
 			scores[i].Cost += cw.Weight * s.Cost
 		}
 	}
+	return eligible[bestOf(scores)], clusters, scores
+}
+
+// scoreExpected is ScorerExpected: the weighted quality and cost of each
+// eligible model over the top-p clusters, score = quality - lambda*cost with
+// lambda = Lambda(b.Dial, alpha); ties as in scoreVec.
+func scoreExpected(b *Bundle, vec []float32, alpha float64, eligible []int, topP int, beta float64) (int, []ClusterWeight, []ModelScore) {
+	clusters := nearestClusters(b, vec, topP, beta)
+	scores := expected(b, clusters, eligible)
+	lambda := Lambda(b.Dial, alpha)
+	for i := range scores {
+		scores[i].Score = scores[i].Quality - lambda*scores[i].Cost
+	}
+	return eligible[bestOf(scores)], clusters, scores
+}
+
+// expected returns each eligible model's quality and cost weighted over
+// clusters (Score left 0).
+func expected(b *Bundle, clusters []ClusterWeight, eligible []int) []ModelScore {
+	scores := make([]ModelScore, len(eligible))
+	for i, mi := range eligible {
+		scores[i].Model = b.Models[mi]
+		for _, cw := range clusters {
+			s := b.Clusters[cw.Cluster].Stats[mi]
+			scores[i].Quality += cw.Weight * s.Quality
+			scores[i].Cost += cw.Weight * s.Cost
+		}
+	}
+	return scores
+}
+
+func bestOf(scores []ModelScore) int {
 	best := 0
 	for i := 1; i < len(scores); i++ {
 		if better(scores[i], scores[best]) {
 			best = i
 		}
 	}
-	return eligible[best], clusters, scores
+	return best
 }
 
 func better(a, b ModelScore) bool {
@@ -117,7 +152,7 @@ func nearestClusters(b *Bundle, vec []float32, topP int, beta float64) []Cluster
 		return all
 	}
 	for i := range b.Clusters {
-		all[i] = ClusterWeight{Cluster: i, Similarity: float64(dot(vec, b.Clusters[i].Centroid))}
+		all[i] = ClusterWeight{Cluster: i, Similarity: float64(Similarity(vec, b.Clusters[i].Centroid))}
 	}
 	slices.SortStableFunc(all, func(x, y ClusterWeight) int {
 		switch {
@@ -140,4 +175,20 @@ func nearestClusters(b *Bundle, vec []float32, topP int, beta float64) []Cluster
 		top[i].Weight /= sum
 	}
 	return top
+}
+
+// ExpectedVec returns the expected quality and cost of the eligible models
+// (indices into Bundle().Models) for an embedded query, weighted over its
+// top-p clusters as ScorerExpected weighs them (Score is 0). Training uses it
+// to place the dial.
+func (r *Router) ExpectedVec(vec []float32, eligible []int) []ModelScore {
+	return expected(r.bundle, nearestClusters(r.bundle, vec, r.cfg.TopP, r.cfg.Beta), eligible)
+}
+
+// ChooseVec scores an already embedded query over eligible model indices
+// (into Bundle().Models) at alpha and returns the winner's index, without the
+// explanation. Offline evaluation embeds each query once and sweeps alpha.
+func (r *Router) ChooseVec(vec []float32, alpha float64, eligible []int) int {
+	best, _, _ := scoreVec(r.bundle, vec, alpha, eligible, r.cfg.TopP, r.cfg.Beta)
+	return best
 }

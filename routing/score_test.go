@@ -21,7 +21,7 @@ func handBundle(t *testing.T) *Bundle {
 			{Centroid: []float32{0, 1}, Size: 1, Stats: []ModelStats{{0.6, 8, 1}, {0.8, 4, 1}, {0.4, 2, 1}}},
 		},
 	}
-	if err := b.init(); err != nil {
+	if err := b.Prepare(); err != nil {
 		t.Fatal(err)
 	}
 	return b

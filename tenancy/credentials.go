@@ -25,6 +25,10 @@ type CredentialInput struct {
 type CredentialsConfig struct {
 	// Resolver, when set, forgets cached secrets on add, rotate and delete.
 	Resolver *CredentialResolver
+	// Changed, when set, is called after a credential of orgID for provider
+	// is added, rotated or deleted, so other caches on this replica that
+	// depend on an organisation's credentials see the change at once.
+	Changed func(orgID, provider string)
 	// AllowPrivateBaseURL allows http and loopback/private base URLs
 	// (development and tests); otherwise base URLs must be public https.
 	AllowPrivateBaseURL bool
@@ -209,6 +213,9 @@ func (s *Credentials) Reveal(ctx context.Context, actor Actor, id string) (Secre
 func (s *Credentials) invalidate(c *Credential) {
 	if s.cfg.Resolver != nil {
 		s.cfg.Resolver.Invalidate(c.OrgID, c.Provider)
+	}
+	if s.cfg.Changed != nil {
+		s.cfg.Changed(c.OrgID, c.Provider)
 	}
 }
 

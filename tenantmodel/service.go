@@ -10,7 +10,7 @@ import (
 	"github.com/heddle-gw/heddle/llm"
 	"github.com/heddle-gw/heddle/tenancy"
 
-	"github.com/heddle-gw/heddle/orgcache"
+	"github.com/heddle-gw/heddle/internal/ttlcache"
 )
 
 // Names is the catalog the tenant names must not collide with
@@ -39,7 +39,7 @@ type Service struct {
 	names Names
 	cfg   Config
 
-	cache *orgcache.Cache[Set]
+	cache *ttlcache.Cache[Set]
 }
 
 // NewService returns a Service. creds keeps the providers' secrets; names
@@ -51,7 +51,7 @@ func NewService(store Store, creds Credentials, names Names, cfg Config) *Servic
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return &Service{store: store, creds: creds, names: names, cfg: cfg, cache: orgcache.New[Set](cfg.CacheTTL, 0, cfg.Now)}
+	return &Service{store: store, creds: creds, names: names, cfg: cfg, cache: ttlcache.New[Set](cfg.CacheTTL, 0, cfg.Now)}
 }
 
 // Org returns orgID's providers and models, from a cache at most CacheTTL

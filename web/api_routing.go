@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/heddle-gw/heddle/routing/offline"
 	"mime"
 	"time"
 
@@ -200,7 +201,7 @@ func (a *API) trainBundle(ctx context.Context, act tenancy.Actor, body []byte, v
 		return trainedBundle{}, errTrainingBusy
 	}
 	start := time.Now()
-	b, err := routing.TrainOrgBundle(ctx, act.OrgID, bytes.NewReader(body), routing.OrgTrainConfig{
+	b, err := offline.TrainOrgBundle(ctx, act.OrgID, bytes.NewReader(body), offline.OrgTrainConfig{
 		Known: a.d.KnownModel, MaxBytes: a.d.MaxBundleBytes,
 	})
 	if err != nil {

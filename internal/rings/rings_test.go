@@ -13,8 +13,15 @@ import (
 const module = "github.com/heddle-gw/heddle"
 
 // pureSubpackages are domain subpackages without I/O (a pure algorithm, or
-// embedded data), which their domain root may import.
-var pureSubpackages = map[string]bool{"routing/lexical": true, "routing/bundles": true}
+// embedded data), which their domain root may import, and generic helpers
+// under internal that any ring may use.
+var pureSubpackages = map[string]bool{
+	"routing/lexical": true, "routing/bundles": true, "routing/offline": true, "internal/ttlcache": true,
+}
+
+// offlineTools is the training and evaluation package: the online router and
+// its adapters never import it (it imports them).
+const offlineTools = "routing/offline"
 
 // ring classifies a package directory (relative to the module root).
 func ring(dir string) string {
@@ -24,10 +31,10 @@ func ring(dir string) string {
 		return "data" // embedded SQL, read by app and the store adapters
 	case dir == "internal/netpolicy":
 		return "kernel" // the pure address policy tenancy, the provider adapters and app share
-	case dir == "." || top == "app" || top == "e2e" || top == "internal" || strings.Contains(dir, "/cmd/"):
-		return "root" // composition root, black-box tests, tooling, commands
 	case pureSubpackages[dir]:
 		return "domain"
+	case dir == "." || top == "app" || top == "e2e" || top == "internal" || strings.Contains(dir, "/cmd/"):
+		return "root" // composition root, black-box tests, tooling, commands
 	case top == "llm" || top == "catalog":
 		return "kernel"
 	case dir == "gateway/httpapi" || top == "web":
@@ -110,6 +117,9 @@ func violation(dir, from, p string) string {
 		return ""
 	}
 	to := strings.TrimPrefix(p, module+"/")
+	if to == offlineTools && strings.HasPrefix(dir, "routing") && !strings.Contains(dir, "/cmd/") {
+		return "the online router never imports its offline training and evaluation tools"
+	}
 	toRing := ring(to)
 	if toRing == "data" && from != "kernel" && from != "domain" {
 		return ""
@@ -176,6 +186,12 @@ func TestRingsCatchViolations(t *testing.T) {
 		{"analytics/clickhouse", module + "/migrations/clickhouse", false},
 		{"routing", module + "/routing/lexical", false},
 		{"routing", module + "/routing/hugotembed", true},
+		{"routing", module + "/routing/offline", true},
+		{"routing/orgsql", module + "/routing/offline", true},
+		{"web", module + "/routing/offline", false},
+		{"app", module + "/routing/offline", false},
+		{"billing", module + "/internal/ttlcache", false},
+		{"routing", module + "/internal/testdb", true},
 		{"dispatch", module + "/migrations", true},
 		{"tenancy", module + "/internal/netpolicy", false},
 		{"dispatch/provider/openaicompat", module + "/internal/netpolicy", false},

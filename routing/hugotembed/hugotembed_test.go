@@ -12,6 +12,7 @@ import (
 
 	"github.com/heddle-gw/heddle/routing"
 	"github.com/heddle-gw/heddle/routing/hugotembed/tinybert"
+	"github.com/heddle-gw/heddle/routing/offline"
 )
 
 func openTiny(t testing.TB) (*Embedder, string) {
@@ -129,13 +130,13 @@ func TestFingerprintCoversFiles(t *testing.T) {
 func TestTrainAndRouteWithHugot(t *testing.T) {
 	e, _ := openTiny(t)
 	ctx := context.Background()
-	var samples []routing.Sample
+	var samples []offline.Sample
 	for i, p := range []string{"write code in python", "fix the bug in this function", "solve the equation", "prove the sum formula",
 		"translate to french", "translate into german", "write a poem", "write a story"} {
 		q := map[string]float64{"big": 1, "small": float64(i % 2)}
-		samples = append(samples, routing.Sample{Prompt: p, Quality: q, Cost: map[string]float64{"big": 1, "small": 0.1}})
+		samples = append(samples, offline.Sample{Prompt: p, Quality: q, Cost: map[string]float64{"big": 1, "small": 0.1}})
 	}
-	b, err := routing.Train(ctx, routing.TrainConfig{K: 2, Seed: 1}, samples, e)
+	b, err := offline.Train(ctx, offline.TrainConfig{K: 2, Seed: 1}, samples, e)
 	if err != nil {
 		t.Fatal(err)
 	}

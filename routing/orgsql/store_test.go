@@ -12,6 +12,7 @@ import (
 
 	"github.com/heddle-gw/heddle/internal/testdb"
 	"github.com/heddle-gw/heddle/routing"
+	"github.com/heddle-gw/heddle/routing/offline"
 	"github.com/heddle-gw/heddle/routing/orgsql"
 )
 
@@ -76,7 +77,7 @@ func trained(t *testing.T, org string, n int) *routing.Bundle {
 		})
 		buf.Write(append(line, '\n'))
 	}
-	b, err := routing.TrainOrgBundle(context.Background(), org, &buf, routing.OrgTrainConfig{
+	b, err := offline.TrainOrgBundle(context.Background(), org, &buf, offline.OrgTrainConfig{
 		Known: func(string) bool { return true }, Dim: 64, Now: func() time.Time { return t0 }})
 	if err != nil {
 		t.Fatal(err)

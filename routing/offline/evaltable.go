@@ -1,7 +1,8 @@
-package routing
+package offline
 
 import (
 	"fmt"
+	"github.com/heddle-gw/heddle/routing"
 	"io"
 	"math"
 	"strings"
@@ -34,7 +35,7 @@ type EvalSummary struct {
 // Summarise averages reports row by row; they must share tasks and row layout.
 func Summarise(reports []*EvalReport) (*EvalSummary, error) {
 	if len(reports) == 0 {
-		return nil, fmt.Errorf("%w: no reports", ErrData)
+		return nil, fmt.Errorf("%w: no reports", routing.ErrData)
 	}
 	first := reports[0]
 	s := &EvalSummary{Samples: first.Samples, Tasks: first.Tasks, Strongest: first.Strongest, Cheapest: first.Cheapest, Seeds: len(reports),
@@ -44,7 +45,7 @@ func Summarise(reports []*EvalReport) (*EvalSummary, error) {
 		var accs, costs []float64
 		for _, r := range reports {
 			if len(r.Rows) != len(first.Rows) || r.Rows[i].Kind != r0.Kind || r.Rows[i].Alpha != r0.Alpha {
-				return nil, fmt.Errorf("%w: reports have different layouts", ErrData)
+				return nil, fmt.Errorf("%w: reports have different layouts", routing.ErrData)
 			}
 			accs = append(accs, r.Rows[i].Accuracy)
 			costs = append(costs, r.Rows[i].Cost)
@@ -59,8 +60,8 @@ func Summarise(reports []*EvalReport) (*EvalSummary, error) {
 			row.Label = r0.Model + " (" + r0.Kind + ")"
 		case RowOracle:
 			row.Label = "Oracle"
-		default:
-			row.Label = fmt.Sprintf("Avengers-Pro α=%.2f", r0.Alpha)
+		case RowRouted:
+			row.Label = fmt.Sprintf("%s α=%.2f", scorerLabel(first.Scorer), r0.Alpha)
 		}
 		s.Rows = append(s.Rows, row)
 	}
@@ -174,4 +175,11 @@ func (s *EvalSummary) ceilingLine(ref EvalSummaryRow, maxCost float64) string {
 	}
 	return fmt.Sprintf("  ceiling of routing by task alone at <= %.0f%% of its cost: %.2f (from the test split's own per-task results; more needs a per-query signal)\n",
 		100*maxCost, 100*acc)
+}
+
+func scorerLabel(kind string) string {
+	if kind == routing.ScorerExpected {
+		return "Expected"
+	}
+	return "Avengers-Pro"
 }

@@ -1,8 +1,9 @@
-package routing
+package offline
 
 import (
 	"context"
 	"fmt"
+	"github.com/heddle-gw/heddle/routing"
 	"math"
 	"slices"
 )
@@ -11,7 +12,7 @@ import (
 type EvalConfig struct {
 	// Alphas to sweep; nil means 0, 0.05, ..., 1.
 	Alphas []float64
-	Router Config
+	Router routing.Config
 }
 
 // DefaultAlphas returns 0 to 1 in steps of 0.05.
@@ -55,6 +56,9 @@ type EvalReport struct {
 	Strongest string    `json:"strongest"`
 	Cheapest  string    `json:"cheapest"`
 	Rows      []EvalRow `json:"rows"`
+	// Models are the bundle's models; Scorer its scorer kind.
+	Models []string `json:"models"`
+	Scorer string   `json:"scorer"`
 	// TaskFrontier is the test split's TaskFrontier: the most any router that
 	// sees only each query's task could reach for each cost.
 	TaskFrontier []FrontierPoint `json:"task_frontier"`
@@ -64,26 +68,32 @@ type EvalReport struct {
 // models eligible (those the sample scored) and reports accuracy and total cost
 // beside the strongest and cheapest single models and the oracle (the best
 // model per query, the cheaper on ties). emb must match the bundle.
-func Evaluate(ctx context.Context, b *Bundle, emb Embedder, test []Sample, cfg EvalConfig) (*EvalReport, error) {
+func Evaluate(ctx context.Context, b *routing.Bundle, emb routing.Embedder, test []Sample, cfg EvalConfig) (*EvalReport, error) {
 	if b == nil {
-		return nil, ErrNoBundle
+		return nil, routing.ErrNoBundle
 	}
 	if err := b.CheckEmbedder(emb); err != nil {
 		return nil, err
 	}
 	if len(test) == 0 {
-		return nil, fmt.Errorf("%w: no test samples", ErrData)
+		return nil, fmt.Errorf("%w: no test samples", routing.ErrData)
 	}
 	alphas := cfg.Alphas
 	if alphas == nil {
 		alphas = DefaultAlphas()
 	}
-	rc := cfg.Router.withDefaults()
+	r, err := routing.NewRouter(b, emb, cfg.Router)
+	if err != nil {
+		return nil, err
+	}
 	vecs, err := embedAll(ctx, emb, test)
 	if err != nil {
 		return nil, err
 	}
-	rep := &EvalReport{Samples: len(test), Tasks: tasksOf(test), TaskFrontier: TaskFrontier(test)}
+	rep := &EvalReport{Samples: len(test), Tasks: tasksOf(test), TaskFrontier: TaskFrontier(test), Models: b.Models, Scorer: b.Scorer}
+	if rep.Scorer == "" {
+		rep.Scorer = routing.ScorerAvengersPro
+	}
 	rep.Strongest, rep.Cheapest = extremes(b)
 	rep.Rows = append(rep.Rows,
 		tally(test, RowStrongest, rep.Strongest, 0, func(Sample, int) string { return rep.Strongest }),
@@ -100,8 +110,7 @@ func Evaluate(ctx context.Context, b *Bundle, emb Embedder, test []Sample, cfg E
 			if len(eligible) == 0 {
 				return ""
 			}
-			best, _, _ := scoreVec(b, vecs[i], a, eligible, rc.TopP, rc.Beta)
-			return b.Models[best]
+			return b.Models[r.ChooseVec(vecs[i], a, eligible)]
 		}
 		rep.Rows = append(rep.Rows, tally(test, RowRouted, "", a, choose))
 	}
@@ -132,7 +141,7 @@ func tally(test []Sample, kind, model string, alpha float64, choose func(Sample,
 
 // extremes returns the model with the highest global quality (cheaper on
 // ties) and the one with the lowest global cost.
-func extremes(b *Bundle) (strongest, cheapest string) {
+func extremes(b *routing.Bundle) (strongest, cheapest string) {
 	si, ci := 0, 0
 	for i, g := range b.Global {
 		s := b.Global[si]
@@ -147,7 +156,7 @@ func extremes(b *Bundle) (strongest, cheapest string) {
 }
 
 // oracle returns the sample's best model among the bundle's, the cheaper on ties.
-func oracle(b *Bundle, s Sample) string {
+func oracle(b *routing.Bundle, s Sample) string {
 	best, bq, bc := "", math.Inf(-1), math.Inf(1)
 	for _, m := range b.Models {
 		q, ok := s.Quality[m]

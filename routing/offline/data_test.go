@@ -1,7 +1,8 @@
-package routing
+package offline
 
 import (
 	"errors"
+	"github.com/heddle-gw/heddle/routing"
 	"slices"
 	"strings"
 	"testing"
@@ -25,7 +26,7 @@ func TestParsePyStrList(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{`'x'`, `['x'`, `['x' 'y']`, `[x]`, `['\x4']`} {
-		if _, err := parsePyStrList(bad); !errors.Is(err, ErrData) {
+		if _, err := parsePyStrList(bad); !errors.Is(err, routing.ErrData) {
 			t.Errorf("parsePyStrList(%s): err %v, want ErrData", bad, err)
 		}
 	}
@@ -65,7 +66,7 @@ func TestReadRouterBench(t *testing.T) {
 	if !strings.HasPrefix(full[0].Prompt, "Few shot example") {
 		t.Fatalf("without lastBlock the whole prompt is kept: %q", full[0].Prompt)
 	}
-	if _, err := ReadRouterBench(strings.NewReader("a,b\n1,2\n"), true); !errors.Is(err, ErrData) {
+	if _, err := ReadRouterBench(strings.NewReader("a,b\n1,2\n"), true); !errors.Is(err, routing.ErrData) {
 		t.Fatalf("no prompt column: err %v", err)
 	}
 }
@@ -91,7 +92,7 @@ func TestReadJSONL(t *testing.T) {
 		"no costs":  `{"prompt":"x","scores":{"a":1}}`,
 		"empty":     "\n\n",
 	} {
-		if _, err := ReadJSONL(strings.NewReader(bad)); !errors.Is(err, ErrData) {
+		if _, err := ReadJSONL(strings.NewReader(bad)); !errors.Is(err, routing.ErrData) {
 			t.Errorf("%s: err %v, want ErrData", name, err)
 		}
 	}

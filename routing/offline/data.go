@@ -1,4 +1,4 @@
-package routing
+package offline
 
 import (
 	"bufio"
@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/heddle-gw/heddle/routing"
 	"io"
 	"strconv"
 	"strings"
@@ -25,7 +26,7 @@ func ReadRouterBench(r io.Reader, lastBlock bool) ([]Sample, error) {
 	cr.FieldsPerRecord = -1
 	header, err := cr.Read()
 	if err != nil {
-		return nil, fmt.Errorf("%w: header: %w", ErrData, err)
+		return nil, fmt.Errorf("%w: header: %w", routing.ErrData, err)
 	}
 	col := map[string]int{}
 	for i, h := range header {
@@ -33,7 +34,7 @@ func ReadRouterBench(r io.Reader, lastBlock bool) ([]Sample, error) {
 	}
 	promptCol, ok := col["prompt"]
 	if !ok {
-		return nil, fmt.Errorf("%w: no prompt column", ErrData)
+		return nil, fmt.Errorf("%w: no prompt column", routing.ErrData)
 	}
 	type modelCols struct {
 		name        string
@@ -48,7 +49,7 @@ func ReadRouterBench(r io.Reader, lastBlock bool) ([]Sample, error) {
 		}
 	}
 	if len(models) == 0 {
-		return nil, fmt.Errorf("%w: no model columns with %q", ErrData, costSuffix)
+		return nil, fmt.Errorf("%w: no model columns with %q", routing.ErrData, costSuffix)
 	}
 	idCol, hasID := col["sample_id"]
 	taskCol, hasTask := col["eval_name"]
@@ -60,7 +61,7 @@ func ReadRouterBench(r io.Reader, lastBlock bool) ([]Sample, error) {
 			break
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%w: line %d: %w", ErrData, line, err)
+			return nil, fmt.Errorf("%w: line %d: %w", routing.ErrData, line, err)
 		}
 		get := func(i int) string {
 			if i < len(rec) {
@@ -93,7 +94,7 @@ func ReadRouterBench(r io.Reader, lastBlock bool) ([]Sample, error) {
 		}
 		parts, err := parsePyStrList(get(promptCol))
 		if err != nil || len(parts) == 0 {
-			return nil, fmt.Errorf("%w: line %d: prompt: %v", ErrData, line, err)
+			return nil, fmt.Errorf("%w: line %d: prompt: %v", routing.ErrData, line, err)
 		}
 		s.Prompt = parts[len(parts)-1]
 		if lastBlock {
@@ -105,7 +106,7 @@ func ReadRouterBench(r io.Reader, lastBlock bool) ([]Sample, error) {
 		out = append(out, s)
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("%w: no complete rows", ErrData)
+		return nil, fmt.Errorf("%w: no complete rows", routing.ErrData)
 	}
 	return out, nil
 }
@@ -144,10 +145,10 @@ func ReadJSONL(r io.Reader) ([]Sample, error) {
 		}
 		var j jsonlSample
 		if err := json.Unmarshal([]byte(text), &j); err != nil {
-			return nil, fmt.Errorf("%w: line %d: %w", ErrData, line, err)
+			return nil, fmt.Errorf("%w: line %d: %w", routing.ErrData, line, err)
 		}
 		if j.Prompt == "" || len(j.Scores) == 0 {
-			return nil, fmt.Errorf("%w: line %d: prompt and scores are required", ErrData, line)
+			return nil, fmt.Errorf("%w: line %d: prompt and scores are required", routing.ErrData, line)
 		}
 		s := Sample{ID: j.ID, Prompt: j.Prompt, Task: j.Task, Quality: map[string]float64{}, Cost: map[string]float64{}}
 		for m, q := range j.Scores {
@@ -156,15 +157,15 @@ func ReadJSONL(r io.Reader) ([]Sample, error) {
 			}
 		}
 		if len(s.Quality) == 0 {
-			return nil, fmt.Errorf("%w: line %d: no model has both a score and a cost", ErrData, line)
+			return nil, fmt.Errorf("%w: line %d: no model has both a score and a cost", routing.ErrData, line)
 		}
 		out = append(out, s)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrData, err)
+		return nil, fmt.Errorf("%w: %w", routing.ErrData, err)
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("%w: no samples", ErrData)
+		return nil, fmt.Errorf("%w: no samples", routing.ErrData)
 	}
 	return out, nil
 }

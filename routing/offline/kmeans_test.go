@@ -1,8 +1,9 @@
-package routing
+package offline
 
 import (
 	"context"
 	"errors"
+	"github.com/heddle-gw/heddle/routing"
 	"math/rand/v2"
 	"testing"
 )
@@ -18,7 +19,7 @@ func blobs(centres [][]float32, n int, sd float64, seed uint64) ([][]float32, []
 			for d := range p {
 				p[d] = centre[d] + float32(rng.NormFloat64()*sd)
 			}
-			normaliseVec(p)
+			routing.Normalise(p)
 			pts = append(pts, p)
 			label = append(label, c)
 		}
@@ -59,7 +60,7 @@ func TestKMeansRecoversBlobs(t *testing.T) {
 	}
 	// Each centroid points at its blob's centre.
 	for l, c := range blobToCluster {
-		if s := dot(res.Centroids[c], centres[l]); s < 0.95 {
+		if s := routing.Similarity(res.Centroids[c], centres[l]); s < 0.95 {
 			t.Errorf("centroid %d vs blob %d: cosine %v", c, l, s)
 		}
 	}
@@ -99,7 +100,7 @@ func TestKMeansEdges(t *testing.T) {
 	if err != nil || len(res.Centroids) != 2 {
 		t.Fatalf("k > n: %d centroids, err %v", len(res.Centroids), err)
 	}
-	if _, err := KMeans(ctx, nil, 3, 1, 1, 10); !errors.Is(err, ErrData) {
+	if _, err := KMeans(ctx, nil, 3, 1, 1, 10); !errors.Is(err, routing.ErrData) {
 		t.Fatalf("no points: err %v", err)
 	}
 	cctx, cancel := context.WithCancel(ctx)

@@ -1,4 +1,4 @@
-package routing
+package offline
 
 import (
 	"bytes"
@@ -6,6 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/heddle-gw/heddle/routing"
+	"github.com/heddle-gw/heddle/routing/lexical"
 	"testing"
 )
 
@@ -14,7 +17,7 @@ import (
 func routerBenchDir(t testing.TB) string {
 	dir := os.Getenv("HEDDLE_ROUTERBENCH_DIR")
 	if dir == "" {
-		dir = filepath.Join("..", "..", "shared", "data", "routerbench")
+		dir = filepath.Join("..", "..", "..", "shared", "data", "routerbench")
 	}
 	if _, err := os.Stat(filepath.Join(dir, "arc_challenge_train.csv")); err != nil {
 		t.Fatalf("RouterBench data not found (set HEDDLE_ROUTERBENCH_DIR): %v", err)
@@ -22,15 +25,26 @@ func routerBenchDir(t testing.TB) string {
 	return dir
 }
 
-func routerBenchFiles(dir, split string) string {
-	var files []string
+// readRouterBench reads the three RouterBench tasks of split ("train" or
+// "test") from dir.
+func readRouterBench(t testing.TB, dir, split string) []Sample {
+	var all []Sample
 	for _, name := range []string{"arc_challenge", "mbpp", "winograde"} {
-		files = append(files, filepath.Join(dir, name+"_"+split+".csv"))
+		f, err := os.Open(filepath.Join(dir, name+"_"+split+".csv"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := ReadRouterBench(f, true)
+		f.Close()
+		if err != nil {
+			t.Fatalf("%s %s: %v", name, split, err)
+		}
+		all = append(all, s...)
 	}
-	return strings.Join(files, ",")
+	return all
 }
 
-// TestRouterBenchEval is `heddle bundle eval` on RouterBench: train on the
+// TestRouterBenchEval is what `heddle bundle eval` runs on RouterBench: train on the
 // *_train.csv files, evaluate on *_test.csv, lexical-v1, seeds 1, 2, 3. The
 // table is printed with -v.
 func TestRouterBenchEval(t *testing.T) {
@@ -38,12 +52,18 @@ func TestRouterBenchEval(t *testing.T) {
 		t.Skip("RouterBench evaluation takes about a minute")
 	}
 	dir := routerBenchDir(t)
-	var out bytes.Buffer
-	err := EvalCommand(context.Background(), []string{
-		"--train", routerBenchFiles(dir, "train"), "--test", routerBenchFiles(dir, "test"), "--seeds", "1,2,3",
-		"--signal", "5,20",
-	}, &out)
+	lexicalV1 := func(_ context.Context, seed uint64) (routing.Embedder, error) {
+		return lexical.New(lexical.Params{Dim: lexical.DefaultDim, Seed: seed})
+	}
+	res, err := EvalSeeds(context.Background(), EvalRun{
+		Train: TrainConfig{ID: "eval", K: DefaultK, Restarts: DefaultRestarts, Shrinkage: DefaultShrinkage, Scorer: routing.ScorerAvengersPro},
+		Seeds: []uint64{1, 2, 3}, SignalKs: []int{5, 20},
+	}, readRouterBench(t, dir, "train"), readRouterBench(t, dir, "test"), lexicalV1)
 	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := res.Write(&out); err != nil {
 		t.Fatal(err)
 	}
 	text := out.String()

@@ -1,15 +1,18 @@
-package routing
+package app
 
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/heddle-gw/heddle/routing"
 	"github.com/heddle-gw/heddle/routing/bundles"
+	"github.com/heddle-gw/heddle/routing/offline"
 )
 
 const cliJSONL = `{"prompt":"write a python function to sort numbers","task":"coding","scores":{"big":1,"small":0},"costs":{"big":0.01,"small":0.001}}
@@ -17,6 +20,20 @@ const cliJSONL = `{"prompt":"write a python function to sort numbers","task":"co
 {"prompt":"translate hello into french","task":"translation","scores":{"big":1,"small":1},"costs":{"big":0.01,"small":0.001}}
 {"prompt":"translate thank you into german","task":"translation","scores":{"big":1,"small":1},"costs":{"big":0.01,"small":0.001}}
 `
+
+// mapEmbedder stands in for an embedder the binary opens from a spec: a
+// prompt starting with x -> (1,0), anything else -> (0,1).
+type mapEmbedder struct{}
+
+func (mapEmbedder) ID() string          { return "map" }
+func (mapEmbedder) Dim() int            { return 2 }
+func (mapEmbedder) Fingerprint() string { return "map-v1" }
+func (mapEmbedder) Embed(_ context.Context, text string) ([]float32, error) {
+	if strings.HasPrefix(text, "x") {
+		return []float32{1, 0}, nil
+	}
+	return []float32{0, 1}, nil
+}
 
 func writeFile(t *testing.T, name, data string) string {
 	t.Helper()
@@ -32,7 +49,7 @@ func TestTrainCommand(t *testing.T) {
 	data := writeFile(t, "train.jsonl", cliJSONL)
 	out := filepath.Join(t.TempDir(), "bundle.json")
 	var stdout bytes.Buffer
-	err := TrainCommand(ctx, []string{"--data", data, "--out", out, "--k", "2", "--shrinkage", "0", "--seed", "4", "--id", "org-1", "--revision", "7", "--date", "2026-11-29"}, &stdout)
+	err := bundleTrain(ctx, []string{"--data", data, "--out", out, "--k", "2", "--shrinkage", "0", "--seed", "4", "--id", "org-1", "--revision", "7", "--date", "2026-11-29", "--scorer", "avengers-pro"}, &stdout, bundleAdapters{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +58,7 @@ func TestTrainCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	b, err := LoadBundle(f)
+	b, err := routing.LoadBundle(f)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,21 +71,21 @@ func TestTrainCommand(t *testing.T) {
 	}
 	// Without shrinkage the bundle routes coding to big and translation (where
 	// both models are right) to the cheaper small at alpha 0.6.
-	r, err := NewRouter(b, mustEmbedder(t, b), Config{})
+	r, err := routing.NewRouter(b, mustEmbedder(t, b), routing.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for text, want := range map[string]string{"write a function in python": "big", "translate good night into french": "small"} {
-		d, err := r.Decide(ctx, Query{Text: text, Alpha: 0.6, Eligible: []string{"big", "small"}})
+		d, err := r.Decide(ctx, routing.Query{Text: text, Alpha: 0.6, Eligible: []string{"big", "small"}})
 		if err != nil || d.Model != want {
 			t.Errorf("%q -> %s (%v), want %s", text, d.Model, err, want)
 		}
 	}
 }
 
-func mustEmbedder(t *testing.T, b *Bundle) Embedder {
+func mustEmbedder(t *testing.T, b *routing.Bundle) routing.Embedder {
 	t.Helper()
-	e, err := BundleEmbedder(b, nil)
+	e, err := routing.BundleEmbedder(b, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +94,7 @@ func mustEmbedder(t *testing.T, b *Bundle) Embedder {
 
 func TestTrainCommandDefault(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "default.json")
-	if err := TrainCommand(context.Background(), []string{"--default", "--out", out}, &bytes.Buffer{}); err != nil {
+	if err := bundleTrain(context.Background(), []string{"--default", "--out", out}, &bytes.Buffer{}, bundleAdapters{}); err != nil {
 		t.Fatal(err)
 	}
 	got, _ := os.ReadFile(out)
@@ -91,19 +108,19 @@ func TestTrainCommandEmbedderOpener(t *testing.T) {
 	data := writeFile(t, "train.jsonl", strings.ReplaceAll(cliJSONL, `"prompt":"write`, `"prompt":"x write`))
 	out := filepath.Join(t.TempDir(), "b.json")
 	args := []string{"--data", data, "--out", out, "--k", "2", "--embedder", "hugot:/models/x"}
-	if err := TrainCommand(ctx, args, &bytes.Buffer{}); !errors.Is(err, ErrUsage) {
-		t.Fatalf("no opener: err %v, want ErrUsage", err)
+	if err := bundleTrain(ctx, args, &bytes.Buffer{}, bundleAdapters{}); !errors.Is(err, routing.ErrUsage) {
+		t.Fatalf("no opener: err %v, want routing.ErrUsage", err)
 	}
 	var gotSpec string
-	open := WithEmbedderOpener(func(_ context.Context, spec string) (Embedder, error) {
+	open := bundleAdapters{open: func(_ context.Context, spec string) (routing.Embedder, error) {
 		gotSpec = spec
 		return mapEmbedder{}, nil
-	})
-	if err := TrainCommand(ctx, args, &bytes.Buffer{}, open); err != nil {
+	}}
+	if err := bundleTrain(ctx, args, &bytes.Buffer{}, open); err != nil {
 		t.Fatal(err)
 	}
 	raw, _ := os.ReadFile(out)
-	b, err := LoadBundle(bytes.NewReader(raw))
+	b, err := routing.LoadBundle(bytes.NewReader(raw))
 	if err != nil || gotSpec != "hugot:/models/x" || b.Embedder.ID != "map" {
 		t.Fatalf("spec %q bundle embedder %+v err %v", gotSpec, b.Embedder, err)
 	}
@@ -113,19 +130,19 @@ func TestCommandUsageErrors(t *testing.T) {
 	ctx := context.Background()
 	data := writeFile(t, "train.jsonl", cliJSONL)
 	for name, run := range map[string]func() error{
-		"train without out":  func() error { return TrainCommand(ctx, []string{"--data", data}, &bytes.Buffer{}) },
-		"train without data": func() error { return TrainCommand(ctx, []string{"--out", "x"}, &bytes.Buffer{}) },
-		"train bad flag":     func() error { return TrainCommand(ctx, []string{"--nope"}, &bytes.Buffer{}) },
+		"train without out":  func() error { return bundleTrain(ctx, []string{"--data", data}, &bytes.Buffer{}, bundleAdapters{}) },
+		"train without data": func() error { return bundleTrain(ctx, []string{"--out", "x"}, &bytes.Buffer{}, bundleAdapters{}) },
+		"train bad flag":     func() error { return bundleTrain(ctx, []string{"--nope"}, &bytes.Buffer{}, bundleAdapters{}) },
 		"eval bad seeds": func() error {
-			return EvalCommand(ctx, []string{"--train", data, "--test", data, "--seeds", "a"}, &bytes.Buffer{})
+			return bundleEval(ctx, []string{"--train", data, "--test", data, "--seeds", "a"}, &bytes.Buffer{}, bundleAdapters{})
 		},
-		"pull without name": func() error { return ModelsPullCommand(ctx, nil, &bytes.Buffer{}) },
+		"pull without name": func() error { return modelsPull(ctx, nil, &bytes.Buffer{}, bundleAdapters{}) },
 		"pull without puller": func() error {
-			return ModelsPullCommand(ctx, []string{"org/model"}, &bytes.Buffer{})
+			return modelsPull(ctx, []string{"org/model"}, &bytes.Buffer{}, bundleAdapters{})
 		},
 	} {
-		if err := run(); !errors.Is(err, ErrUsage) {
-			t.Errorf("%s: err %v, want ErrUsage", name, err)
+		if err := run(); !errors.Is(err, routing.ErrUsage) {
+			t.Errorf("%s: err %v, want routing.ErrUsage", name, err)
 		}
 	}
 }
@@ -133,7 +150,7 @@ func TestCommandUsageErrors(t *testing.T) {
 func TestEvalCommand(t *testing.T) {
 	data := writeFile(t, "train.jsonl", cliJSONL)
 	var out bytes.Buffer
-	if err := EvalCommand(context.Background(), []string{"--train", data, "--test", data, "--k", "2", "--shrinkage", "0", "--seeds", "1,2"}, &out); err != nil {
+	if err := bundleEval(context.Background(), []string{"--train", data, "--test", data, "--k", "2", "--shrinkage", "0", "--seeds", "1,2", "--scorer", "avengers-pro"}, &out, bundleAdapters{}); err != nil {
 		t.Fatal(err)
 	}
 	text := out.String()
@@ -154,14 +171,41 @@ func TestEvalCommand(t *testing.T) {
 	}
 }
 
+// TestEvalCommandJSON: the default scorer with --json and --models prints one
+// JSON object with the router's and the random router's curves.
+func TestEvalCommandJSON(t *testing.T) {
+	data := writeFile(t, "train.jsonl", cliJSONL)
+	var out bytes.Buffer
+	args := []string{"--train", data, "--test", data, "--k", "2", "--shrinkage", "0", "--seeds", "1", "--json", "--models", "big,small"}
+	if err := bundleEval(context.Background(), args, &out, bundleAdapters{}); err != nil {
+		t.Fatal(err)
+	}
+	var got offline.CurveSummary
+	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+		t.Fatalf("not one JSON object: %v\n%s", err, out.String())
+	}
+	if got.Scorer != routing.ScorerExpected || got.XAxis != "strong_call_share" || got.Strongest != "big" || got.Cheapest != "small" ||
+		len(got.Router.Points) != 21 || len(got.Random.Points) != 21 || got.Oracle.Accuracy != 1 || got.Router.CPT50 == nil {
+		t.Fatalf("summary %+v", got)
+	}
+	// Coding needs big, translation does not: the router recovers the whole
+	// gap with half the calls to big, a random router only half of it there.
+	if got.Router.APGR <= got.Random.APGR || got.Random.APGR < 0.49 || got.Random.APGR > 0.51 {
+		t.Fatalf("apgr router %v random %v", got.Router.APGR, got.Random.APGR)
+	}
+	if err := bundleEval(context.Background(), []string{"--train", data, "--test", data, "--models", "big"}, &out, bundleAdapters{}); !errors.Is(err, routing.ErrUsage) {
+		t.Fatalf("one model: %v, want ErrUsage", err)
+	}
+}
+
 func TestModelsPullCommand(t *testing.T) {
 	var got []string
-	pull := WithPuller(func(_ context.Context, name, dest, base string) ([]string, error) {
+	pull := bundleAdapters{pull: func(_ context.Context, name, dest, base string) ([]string, error) {
 		got = []string{name, dest, base}
 		return []string{"config.json", "model.onnx"}, nil
-	})
+	}}
 	var out bytes.Buffer
-	if err := ModelsPullCommand(context.Background(), []string{"org/model"}, &out, pull); err != nil {
+	if err := modelsPull(context.Background(), []string{"org/model"}, &out, pull); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Join(got, "|") != "org/model|"+filepath.Join("models", "org", "model")+"|https://huggingface.co" {
@@ -170,14 +214,14 @@ func TestModelsPullCommand(t *testing.T) {
 	if !strings.Contains(out.String(), "pulled org/model into models/org/model: config.json, model.onnx") {
 		t.Fatalf("stdout %q", out.String())
 	}
-	if err := ModelsPullCommand(context.Background(), []string{"--dest", "/tmp/m", "--base-url", "http://127.0.0.1:1", "a/b"}, &out, pull); err != nil {
+	if err := modelsPull(context.Background(), []string{"--dest", "/tmp/m", "--base-url", "http://127.0.0.1:1", "a/b"}, &out, pull); err != nil {
 		t.Fatal(err)
 	}
 	if got[1] != "/tmp/m" || got[2] != "http://127.0.0.1:1" {
 		t.Fatalf("flags not passed: %v", got)
 	}
-	fail := WithPuller(func(context.Context, string, string, string) ([]string, error) { return nil, errors.New("offline") })
-	if err := ModelsPullCommand(context.Background(), []string{"a/b"}, &out, fail); err == nil || !strings.Contains(err.Error(), "offline") {
+	fail := bundleAdapters{pull: func(context.Context, string, string, string) ([]string, error) { return nil, errors.New("offline") }}
+	if err := modelsPull(context.Background(), []string{"a/b"}, &out, fail); err == nil || !strings.Contains(err.Error(), "offline") {
 		t.Fatalf("puller error not returned: %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package routing
+package offline
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"github.com/heddle-gw/heddle/routing"
 	"math"
 	"slices"
 	"strconv"
@@ -34,6 +35,11 @@ type TrainConfig struct {
 	MaxIter  int // k-means iterations per restart (default 100)
 	// Shrinkage is m in q = (n*mean + m*global)/(n+m); 0 disables it.
 	Shrinkage float64
+	// Scorer is the bundle's scorer kind: routing.ScorerAvengersPro ("") or
+	// routing.ScorerExpected, whose dial is placed on the training queries
+	// (see placeDial) with Router's top-p and beta.
+	Scorer string
+	Router routing.Config
 	// Date is recorded as given (keep it fixed for reproducible bundles).
 	Date    string
 	Sources []string
@@ -65,14 +71,14 @@ func (c *TrainConfig) defaults() {
 // gets per-model mean quality and cost shrunk toward the model's global mean.
 // The bundle records emb's id, dimension and fingerprint; BundleEmbedder
 // returns the embedder that matches it.
-func Train(ctx context.Context, cfg TrainConfig, samples []Sample, emb Embedder) (*Bundle, error) {
+func Train(ctx context.Context, cfg TrainConfig, samples []Sample, emb routing.Embedder) (*routing.Bundle, error) {
 	cfg.defaults()
 	if len(samples) == 0 {
-		return nil, fmt.Errorf("%w: no samples", ErrData)
+		return nil, fmt.Errorf("%w: no samples", routing.ErrData)
 	}
 	models := modelSet(samples)
 	if len(models) == 0 {
-		return nil, fmt.Errorf("%w: samples score no model", ErrData)
+		return nil, fmt.Errorf("%w: samples score no model", routing.ErrData)
 	}
 	var lexParams *lexical.Params
 	if lx, ok := emb.(*lexical.Embedder); ok {
@@ -96,51 +102,44 @@ func Train(ctx context.Context, cfg TrainConfig, samples []Sample, emb Embedder)
 		return nil, fmt.Errorf("routing: k-means: %w", err)
 	}
 	global, clusters := clusterStats(samples, models, km, cfg.Shrinkage)
-	b := &Bundle{
-		Format:   BundleFormat,
+	b := &routing.Bundle{
+		Format:   routing.BundleFormat,
 		ID:       cfg.ID,
 		Revision: cfg.Revision,
-		Embedder: EmbedderSpec{ID: emb.ID(), Dim: emb.Dim(), Fingerprint: emb.Fingerprint(), Lexical: lexParams},
+		Embedder: routing.EmbedderSpec{ID: emb.ID(), Dim: emb.Dim(), Fingerprint: emb.Fingerprint(), Lexical: lexParams},
 		Models:   models,
 		Global:   global,
 		Clusters: clusters,
-		Training: TrainingMeta{
+		Training: routing.TrainingMeta{
 			DataHash: DataHash(samples), Samples: len(samples), Seed: cfg.Seed, K: len(clusters),
 			Restarts: cfg.Restarts, Shrinkage: cfg.Shrinkage, Inertia: round(km.Inertia, 6),
 			Date: cfg.Date, Sources: cfg.Sources, Notes: cfg.Notes,
 		},
 	}
-	if err := b.init(); err != nil {
+	if err := b.Prepare(); err != nil {
 		return nil, err
+	}
+	switch cfg.Scorer {
+	case "", routing.ScorerAvengersPro:
+	case routing.ScorerExpected:
+		if err := placeDial(b, emb, points, cfg.Router); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, fmt.Errorf("%w: unknown scorer %q", routing.ErrUsage, cfg.Scorer)
 	}
 	return b, nil
 }
 
-// BundleEmbedder returns the embedder to run with b: for a lexical-v1 bundle the
-// embedder stored in it, otherwise given, after checking that it matches
-// (ErrEmbedderMismatch).
-func BundleEmbedder(b *Bundle, given Embedder) (Embedder, error) {
-	if b == nil {
-		return nil, ErrNoBundle
-	}
-	if b.Embedder.Lexical != nil {
-		return b.LexicalEmbedder()
-	}
-	if err := b.CheckEmbedder(given); err != nil {
-		return nil, err
-	}
-	return given, nil
-}
-
-func embedAll(ctx context.Context, emb Embedder, samples []Sample) ([][]float32, error) {
+func embedAll(ctx context.Context, emb routing.Embedder, samples []Sample) ([][]float32, error) {
 	points := make([][]float32, len(samples))
 	for i, s := range samples {
 		v, err := emb.Embed(ctx, s.Prompt)
 		if err != nil {
-			return nil, fmt.Errorf("%w: sample %d: %w", ErrEmbed, i, err)
+			return nil, fmt.Errorf("%w: sample %d: %w", routing.ErrEmbed, i, err)
 		}
 		if len(v) != emb.Dim() {
-			return nil, fmt.Errorf("%w: sample %d: %d dimensions, want %d", ErrEmbed, i, len(v), emb.Dim())
+			return nil, fmt.Errorf("%w: sample %d: %d dimensions, want %d", routing.ErrEmbed, i, len(v), emb.Dim())
 		}
 		points[i] = v
 	}
@@ -166,7 +165,7 @@ func modelSet(samples []Sample) []string {
 
 // clusterStats computes global per-model means and per-cluster means shrunk
 // toward them: q = (n*mean + m*global)/(n+m), the same for cost.
-func clusterStats(samples []Sample, models []string, km KMeansResult, m float64) ([]ModelStats, []Cluster) {
+func clusterStats(samples []Sample, models []string, km KMeansResult, m float64) ([]routing.ModelStats, []routing.Cluster) {
 	k := len(km.Centroids)
 	type acc struct {
 		q, c float64
@@ -195,29 +194,29 @@ func clusterStats(samples []Sample, models []string, km KMeansResult, m float64)
 			per[c][j].n++
 		}
 	}
-	global := make([]ModelStats, len(models))
+	global := make([]routing.ModelStats, len(models))
 	for j, a := range glob {
 		if a.n > 0 {
-			global[j] = ModelStats{Quality: round(a.q/float64(a.n), 9), Cost: round(a.c/float64(a.n), 12), N: a.n}
+			global[j] = routing.ModelStats{Quality: round(a.q/float64(a.n), 9), Cost: round(a.c/float64(a.n), 12), N: a.n}
 		}
 	}
-	clusters := make([]Cluster, k)
+	clusters := make([]routing.Cluster, k)
 	for c := range clusters {
-		stats := make([]ModelStats, len(models))
+		stats := make([]routing.ModelStats, len(models))
 		for j, a := range per[c] {
 			g := global[j]
 			n := float64(a.n)
 			if a.n == 0 && m == 0 {
-				stats[j] = ModelStats{Quality: g.Quality, Cost: g.Cost}
+				stats[j] = routing.ModelStats{Quality: g.Quality, Cost: g.Cost}
 				continue
 			}
-			stats[j] = ModelStats{
+			stats[j] = routing.ModelStats{
 				Quality: round((a.q+m*g.Quality)/(n+m), 9),
 				Cost:    round((a.c+m*g.Cost)/(n+m), 12),
 				N:       a.n,
 			}
 		}
-		clusters[c] = Cluster{Centroid: km.Centroids[c], Size: sizes[c], Stats: stats}
+		clusters[c] = routing.Cluster{Centroid: km.Centroids[c], Size: sizes[c], Stats: stats}
 	}
 	return global, clusters
 }
@@ -264,7 +263,7 @@ func DataHash(samples []Sample) string {
 // round keeps digits significant decimal places so bundle files stay small
 // and stable.
 func round(f float64, digits int) float64 {
-	if f == 0 || !finite(f) {
+	if f == 0 || math.IsNaN(f) || math.IsInf(f, 0) {
 		return f
 	}
 	v, _ := strconv.ParseFloat(strconv.FormatFloat(f, 'g', digits, 64), 64)

@@ -1,4 +1,4 @@
-package orgcache
+package ttlcache
 
 import (
 	"context"

@@ -1,11 +1,13 @@
-// Package orgcache is a per-organisation read-through cache with a time to
-// live, for settings read on the request path (budgets, content opt-in, an
-// organisation's own models). A read that overlaps an Invalidate of its key
-// is returned but not cached, since it may predate the change; a failed read
+// Package ttlcache is a read-through cache with a time to live, keyed by
+// string: every per-organisation cache of settings read on the request path
+// (budgets, content opt-in, tenant models, routing settings, credential
+// providers) is one. A read that overlaps an Invalidate (of any key) is
+// returned but not cached, since it may predate the change; a failed read
 // caches nothing and is never replaced by a stale value.
 //
-// Ring: domain. No I/O of its own.
-package orgcache
+// Ring: generic helper under internal (no I/O, imports nothing of ours); any
+// ring may use it.
+package ttlcache
 
 import (
 	"context"

@@ -1,7 +1,8 @@
-package routing
+package offline
 
 import (
 	"context"
+	"github.com/heddle-gw/heddle/routing"
 	"math"
 	"math/rand/v2"
 )
@@ -22,7 +23,7 @@ type KMeansResult struct {
 // Empty clusters are reseeded with the point farthest from its centroid.
 func KMeans(ctx context.Context, points [][]float32, k int, seed uint64, restarts, maxIter int) (KMeansResult, error) {
 	if k <= 0 || len(points) == 0 {
-		return KMeansResult{}, ErrData
+		return KMeansResult{}, routing.ErrData
 	}
 	if k > len(points) {
 		k = len(points)
@@ -92,7 +93,7 @@ func kmeansOnce(points [][]float32, k int, rng *rand.Rand, maxIter int) KMeansRe
 			for d := range cents[c] {
 				cents[c][d] = float32(sums[c][d])
 			}
-			normaliseVec(cents[c])
+			routing.Normalise(cents[c])
 		}
 	}
 	return KMeansResult{Centroids: cents, Assign: assign, Inertia: inertia}
@@ -144,7 +145,7 @@ func seedPlusPlus(points [][]float32, k int, rng *rand.Rand) [][]float32 {
 func nearest(p []float32, cents [][]float32) (int, float32) {
 	best, bestSim := 0, float32(math.Inf(-1))
 	for c, cent := range cents {
-		if s := dot(p, cent); s > bestSim {
+		if s := routing.Similarity(p, cent); s > bestSim {
 			best, bestSim = c, s
 		}
 	}

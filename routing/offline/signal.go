@@ -1,9 +1,10 @@
-package routing
+package offline
 
 import (
 	"cmp"
 	"context"
 	"fmt"
+	"github.com/heddle-gw/heddle/routing"
 	"io"
 	"math"
 	"slices"
@@ -26,7 +27,7 @@ type SignalRow struct {
 // QuerySignal computes SignalRow for every task, every model given and every
 // k, with emb (fitted as Train fits it). It is quadratic in the size of each
 // task: a diagnostic for evaluation data, not for the request path.
-func QuerySignal(ctx context.Context, emb Embedder, samples []Sample, models []string, ks []int) ([]SignalRow, error) {
+func QuerySignal(ctx context.Context, emb routing.Embedder, samples []Sample, models []string, ks []int) ([]SignalRow, error) {
 	vecs, err := embedAll(ctx, emb, samples)
 	if err != nil {
 		return nil, err
@@ -55,7 +56,7 @@ func QuerySignal(ctx context.Context, emb Embedder, samples []Sample, models []s
 			nbs := make([]nb, 0, len(ids)-1)
 			for _, j := range ids {
 				if j != i {
-					nbs = append(nbs, nb{j, dot(vecs[i], vecs[j])})
+					nbs = append(nbs, nb{j, routing.Similarity(vecs[i], vecs[j])})
 				}
 			}
 			slices.SortStableFunc(nbs, func(x, y nb) int { return cmp.Compare(y.sim, x.sim) })

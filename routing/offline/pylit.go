@@ -1,7 +1,8 @@
-package routing
+package offline
 
 import (
 	"fmt"
+	"github.com/heddle-gw/heddle/routing"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -13,7 +14,7 @@ import (
 func parsePyStrList(s string) ([]string, error) {
 	s = strings.TrimSpace(s)
 	if len(s) < 2 || s[0] != '[' || s[len(s)-1] != ']' {
-		return nil, fmt.Errorf("%w: not a list literal", ErrData)
+		return nil, fmt.Errorf("%w: not a list literal", routing.ErrData)
 	}
 	s = s[1 : len(s)-1]
 	var out []string
@@ -32,7 +33,7 @@ func parsePyStrList(s string) ([]string, error) {
 			return out, nil
 		}
 		if rest[0] != ',' {
-			return nil, fmt.Errorf("%w: expected ',' in list literal", ErrData)
+			return nil, fmt.Errorf("%w: expected ',' in list literal", routing.ErrData)
 		}
 		s = rest[1:]
 	}
@@ -42,7 +43,7 @@ func parsePyStrList(s string) ([]string, error) {
 // and the rest of s.
 func parsePyStr(s string) (string, string, error) {
 	if s == "" || (s[0] != '\'' && s[0] != '"') {
-		return "", "", fmt.Errorf("%w: expected a string literal", ErrData)
+		return "", "", fmt.Errorf("%w: expected a string literal", routing.ErrData)
 	}
 	quote := s[0]
 	var b strings.Builder
@@ -78,11 +79,11 @@ func parsePyStr(s string) (string, string, error) {
 		case 'x', 'u', 'U':
 			n := map[byte]int{'x': 2, 'u': 4, 'U': 8}[e]
 			if i+n > len(s) {
-				return "", "", fmt.Errorf("%w: short \\%c escape", ErrData, e)
+				return "", "", fmt.Errorf("%w: short \\%c escape", routing.ErrData, e)
 			}
 			v, err := strconv.ParseUint(s[i:i+n], 16, 32)
 			if err != nil || !utf8.ValidRune(rune(v)) {
-				return "", "", fmt.Errorf("%w: bad \\%c escape", ErrData, e)
+				return "", "", fmt.Errorf("%w: bad \\%c escape", routing.ErrData, e)
 			}
 			b.WriteRune(rune(v))
 			i += n
@@ -91,5 +92,5 @@ func parsePyStr(s string) (string, string, error) {
 			b.WriteByte(e)
 		}
 	}
-	return "", "", fmt.Errorf("%w: unterminated string literal", ErrData)
+	return "", "", fmt.Errorf("%w: unterminated string literal", routing.ErrData)
 }

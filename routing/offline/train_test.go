@@ -1,10 +1,12 @@
-package routing
+package offline
 
 import (
 	"bytes"
 	"compress/gzip"
 	"context"
 	"errors"
+	"github.com/heddle-gw/heddle/routing"
+	"math"
 	"strings"
 	"testing"
 
@@ -57,10 +59,10 @@ func TestTrainStatsAndShrinkage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b.ID != "t" || b.Revision != "r1" || b.Format != BundleFormat || strings.Join(b.Models, ",") != "A,B" {
+	if b.ID != "t" || b.Revision != "r1" || b.Format != routing.BundleFormat || strings.Join(b.Models, ",") != "A,B" {
 		t.Fatalf("bundle header %+v", b)
 	}
-	if b.Embedder != (EmbedderSpec{ID: "map", Dim: 2, Fingerprint: "map-v1"}) {
+	if b.Embedder != (routing.EmbedderSpec{ID: "map", Dim: 2, Fingerprint: "map-v1"}) {
 		t.Fatalf("embedder %+v", b.Embedder)
 	}
 	tm := b.Training
@@ -69,7 +71,7 @@ func TestTrainStatsAndShrinkage(t *testing.T) {
 		t.Fatalf("training meta %+v", tm)
 	}
 	// Global: A 2/4 = 0.5, B 1/4 = 0.25; costs 1 and 0.1.
-	if b.Global[0] != (ModelStats{0.5, 1, 4}) || b.Global[1] != (ModelStats{0.25, 0.1, 4}) {
+	if b.Global[0] != (routing.ModelStats{Quality: 0.5, Cost: 1, N: 4}) || b.Global[1] != (routing.ModelStats{Quality: 0.25, Cost: 0.1, N: 4}) {
 		t.Fatalf("global %+v", b.Global)
 	}
 	x, y := b.Clusters[0], b.Clusters[1]
@@ -77,11 +79,11 @@ func TestTrainStatsAndShrinkage(t *testing.T) {
 		x, y = y, x
 	}
 	// x: A (2 + 2*0.5)/(3+2) = 0.6, B (0 + 2*0.25)/5 = 0.1; y: A (0+1)/3, B (1+0.5)/3.
-	want := map[string][]ModelStats{
-		"x": {{0.6, 1, 3}, {0.1, 0.1, 3}},
-		"y": {{0.333333333, 1, 1}, {0.5, 0.1, 1}},
+	want := map[string][]routing.ModelStats{
+		"x": {{Quality: 0.6, Cost: 1, N: 3}, {Quality: 0.1, Cost: 0.1, N: 3}},
+		"y": {{Quality: 0.333333333, Cost: 1, N: 1}, {Quality: 0.5, Cost: 0.1, N: 1}},
 	}
-	for name, c := range map[string]Cluster{"x": x, "y": y} {
+	for name, c := range map[string]routing.Cluster{"x": x, "y": y} {
 		for i, s := range c.Stats {
 			w := want[name][i]
 			if !near(s.Quality, w.Quality) || !near(s.Cost, w.Cost) || s.N != w.N {
@@ -121,23 +123,23 @@ func TestBundleRoundTrip(t *testing.T) {
 	zw.Write(data)
 	zw.Close()
 	for name, raw := range map[string][]byte{"json": data, "gzip": gz.Bytes()} {
-		loaded, err := LoadBundle(bytes.NewReader(raw))
+		loaded, err := routing.LoadBundle(bytes.NewReader(raw))
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
 		if out, _ := loaded.Bytes(); !bytes.Equal(out, data) {
 			t.Fatalf("%s: re-encoding a loaded bundle changed it", name)
 		}
-		emb, err := BundleEmbedder(loaded, nil)
+		emb, err := routing.BundleEmbedder(loaded, nil)
 		if err != nil || emb.Fingerprint() != b.Embedder.Fingerprint {
 			t.Fatalf("%s: embedder %v", name, err)
 		}
 	}
 	// The unfitted embedder does not match the bundle: refused.
-	if _, err := NewRouter(b, lx, Config{}); !errors.Is(err, ErrEmbedderMismatch) {
+	if _, err := routing.NewRouter(b, lx, routing.Config{}); !errors.Is(err, routing.ErrEmbedderMismatch) {
 		t.Fatalf("unfitted lexical embedder accepted: %v", err)
 	}
-	if _, err := BundleEmbedder(&Bundle{Embedder: EmbedderSpec{ID: "hugot", Dim: 2, Fingerprint: "f"}}, mapEmbedder{}); !errors.Is(err, ErrEmbedderMismatch) {
+	if _, err := routing.BundleEmbedder(&routing.Bundle{Embedder: routing.EmbedderSpec{ID: "hugot", Dim: 2, Fingerprint: "f"}}, mapEmbedder{}); !errors.Is(err, routing.ErrEmbedderMismatch) {
 		t.Fatalf("hugot bundle with map embedder: %v", err)
 	}
 }
@@ -145,7 +147,7 @@ func TestBundleRoundTrip(t *testing.T) {
 func TestLoadBundleRejects(t *testing.T) {
 	good := `{"format":1,"id":"b","embedder":{"id":"e","dim":2,"fingerprint":"f"},"models":["A"],"global":[{"q":1,"c":1,"n":1}],` +
 		`"clusters":[{"centroid":[1,0],"size":1,"stats":[{"q":1,"c":1,"n":1}]}]}`
-	if _, err := LoadBundle(strings.NewReader(good)); err != nil {
+	if _, err := routing.LoadBundle(strings.NewReader(good)); err != nil {
 		t.Fatalf("good bundle: %v", err)
 	}
 	for name, doc := range map[string]string{
@@ -158,7 +160,7 @@ func TestLoadBundleRejects(t *testing.T) {
 		"duplicate models": strings.Replace(strings.Replace(good, `"models":["A"]`, `"models":["A","A"]`, 1), `"global":[{"q":1,"c":1,"n":1}]`, `"global":[{"q":1,"c":1,"n":1},{"q":1,"c":1,"n":1}]`, 1),
 		"no clusters":      strings.Replace(good, `"clusters":[{"centroid":[1,0],"size":1,"stats":[{"q":1,"c":1,"n":1}]}]`, `"clusters":[]`, 1),
 	} {
-		if _, err := LoadBundle(strings.NewReader(doc)); !errors.Is(err, ErrBundle) {
+		if _, err := routing.LoadBundle(strings.NewReader(doc)); !errors.Is(err, routing.ErrBundle) {
 			t.Errorf("%s: err %v, want ErrBundle", name, err)
 		}
 	}
@@ -182,11 +184,13 @@ func TestDataHash(t *testing.T) {
 }
 
 func TestTrainRejectsEmptyData(t *testing.T) {
-	if _, err := Train(context.Background(), TrainConfig{}, nil, mapEmbedder{}); !errors.Is(err, ErrData) {
+	if _, err := Train(context.Background(), TrainConfig{}, nil, mapEmbedder{}); !errors.Is(err, routing.ErrData) {
 		t.Fatalf("err %v", err)
 	}
 	noModels := []Sample{{Prompt: "x", Quality: map[string]float64{"A": 1}}}
-	if _, err := Train(context.Background(), TrainConfig{}, noModels, mapEmbedder{}); !errors.Is(err, ErrData) {
+	if _, err := Train(context.Background(), TrainConfig{}, noModels, mapEmbedder{}); !errors.Is(err, routing.ErrData) {
 		t.Fatalf("no model with both score and cost: err %v", err)
 	}
 }
+
+func near(a, b float64) bool { return math.Abs(a-b) < 1e-5 }

@@ -1,0 +1,297 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/heddle-gw/heddle/routing"
+	"github.com/heddle-gw/heddle/routing/hfpull"
+	"github.com/heddle-gw/heddle/routing/hugotembed"
+	"github.com/heddle-gw/heddle/routing/lexical"
+	"github.com/heddle-gw/heddle/routing/offline"
+)
+
+// bundleAdapters are what the bundle and models commands need from outside
+// routing: opening a non-built-in embedder ("hugot:DIR") and downloading a
+// model directory. A nil field makes the command that needs it fail with
+// routing.ErrUsage.
+type bundleAdapters struct {
+	open func(ctx context.Context, spec string) (routing.Embedder, error)
+	pull func(ctx context.Context, name, destDir, baseURL string) ([]string, error)
+}
+
+// bundleCommand trains or evaluates routing bundles.
+func bundleCommand(ctx context.Context, args []string, stdout io.Writer) error {
+	if len(args) == 0 {
+		return errors.New("usage: heddle bundle train|eval [flags]")
+	}
+	ad := bundleAdapters{open: hugotembed.OpenSpec}
+	switch args[0] {
+	case "train":
+		return bundleTrain(ctx, args[1:], stdout, ad)
+	case "eval":
+		return bundleEval(ctx, args[1:], stdout, ad)
+	}
+	return fmt.Errorf("bundle: unknown subcommand %q", args[0])
+}
+
+// modelsCommand downloads embedding models.
+func modelsCommand(ctx context.Context, args []string, stdout io.Writer) error {
+	if len(args) == 0 || args[0] != "pull" {
+		return errors.New("usage: heddle models pull NAME [--dest DIR] [--base-url URL]")
+	}
+	return modelsPull(ctx, args[1:], stdout, bundleAdapters{pull: hfpull.Pull})
+}
+
+// trainFlags are shared by bundle train and bundle eval.
+type trainFlags struct {
+	k, restarts, dim int
+	shrinkage        float64
+	embedder         string
+	lastBlock        bool
+	scorer           string
+}
+
+func (t *trainFlags) register(fs *flag.FlagSet) {
+	fs.IntVar(&t.k, "k", offline.DefaultK, "number of clusters")
+	fs.IntVar(&t.restarts, "restarts", offline.DefaultRestarts, "k-means restarts (lowest inertia wins)")
+	fs.IntVar(&t.dim, "dim", lexical.DefaultDim, "lexical-v1 dimension")
+	fs.Float64Var(&t.shrinkage, "shrinkage", offline.DefaultShrinkage, "pseudo-count m shrinking small clusters toward the global mean")
+	fs.StringVar(&t.embedder, "embedder", lexical.ID, `embedder: "lexical-v1" or a spec the binary can open, e.g. "hugot:DIR"`)
+	fs.BoolVar(&t.lastBlock, "last-block", true, "CSV: embed only the prompt's block after its last blank line")
+	fs.StringVar(&t.scorer, "scorer", offline.DefaultScorer, `scorer kind: "`+routing.ScorerExpected+`" (expected quality minus lambda(alpha) x cost) or "`+routing.ScorerAvengersPro+`"`)
+}
+
+// embedders returns the factory of the embedder the flags name.
+func (t *trainFlags) embedders(ad bundleAdapters) offline.EmbedderFactory {
+	return func(ctx context.Context, seed uint64) (routing.Embedder, error) {
+		if t.embedder == lexical.ID {
+			return lexical.New(lexical.Params{Dim: t.dim, Seed: seed})
+		}
+		if ad.open == nil {
+			return nil, fmt.Errorf("%w: embedder %q is not available in this binary", routing.ErrUsage, t.embedder)
+		}
+		return ad.open(ctx, t.embedder)
+	}
+}
+
+// bundleTrain implements `heddle bundle train`: it reads samples (--data, a
+// comma-separated list of RouterBench .csv and .jsonl files), trains a bundle
+// and writes it to --out ("-" for stdout). With --default it retrains the
+// embedded default bundle from the corpus in the repository (the output is
+// byte-for-byte the embedded file).
+func bundleTrain(ctx context.Context, args []string, stdout io.Writer, ad bundleAdapters) error {
+	fs := flag.NewFlagSet("bundle train", flag.ContinueOnError)
+	fs.SetOutput(stdout)
+	var tf trainFlags
+	tf.register(fs)
+	data := fs.String("data", "", "training data files (.csv RouterBench layout, .jsonl), comma-separated")
+	out := fs.String("out", "", `output bundle file ("-" for stdout)`)
+	seed := fs.Uint64("seed", 1, "k-means and hashing seed")
+	id := fs.String("id", "custom", "bundle id")
+	rev := fs.String("revision", "1", "bundle revision")
+	date := fs.String("date", "", "training date recorded in the bundle (YYYY-MM-DD)")
+	notes := fs.String("notes", "", "free-form notes recorded in the bundle")
+	def := fs.Bool("default", false, "retrain the embedded default bundle from routing/bundles/corpus")
+	if err := fs.Parse(args); err != nil {
+		return fmt.Errorf("%w: %w", routing.ErrUsage, err)
+	}
+	if *out == "" {
+		return fmt.Errorf("%w: --out is required", routing.ErrUsage)
+	}
+	var b *routing.Bundle
+	if *def {
+		var err error
+		if b, err = offline.TrainDefault(ctx); err != nil {
+			return err
+		}
+	} else {
+		samples, err := readSampleFiles(*data, tf.lastBlock)
+		if err != nil {
+			return err
+		}
+		emb, err := tf.embedders(ad)(ctx, *seed)
+		if err != nil {
+			return err
+		}
+		b, err = offline.Train(ctx, offline.TrainConfig{
+			ID: *id, Revision: *rev, K: tf.k, Seed: *seed, Restarts: tf.restarts,
+			Shrinkage: tf.shrinkage, Scorer: tf.scorer, Date: *date, Notes: *notes,
+		}, samples, emb)
+		if err != nil {
+			return err
+		}
+	}
+	encoded, err := b.Bytes()
+	if err != nil {
+		return err
+	}
+	if *out == "-" {
+		_, err = stdout.Write(encoded)
+		return err
+	}
+	if err := os.WriteFile(*out, encoded, 0o644); err != nil {
+		return fmt.Errorf("bundle train: write bundle: %w", err)
+	}
+	fmt.Fprintf(stdout, "wrote %s: %d clusters, %d models, %d samples, embedder %s (%s)\n",
+		*out, len(b.Clusters), len(b.Models), b.Training.Samples, b.Embedder.ID, b.Embedder.Fingerprint)
+	return nil
+}
+
+// bundleEval implements `heddle bundle eval`: for every seed of --seeds it
+// trains on --train and evaluates on --test, then prints the Avengers-Pro
+// Table 1 layout averaged over the seeds.
+func bundleEval(ctx context.Context, args []string, stdout io.Writer, ad bundleAdapters) error {
+	fs := flag.NewFlagSet("bundle eval", flag.ContinueOnError)
+	fs.SetOutput(stdout)
+	var tf trainFlags
+	tf.register(fs)
+	trainFiles := fs.String("train", "", "training data files, comma-separated")
+	testFiles := fs.String("test", "", "test data files, comma-separated")
+	seeds := fs.String("seeds", "1,2,3", "comma-separated seeds")
+	topP := fs.Int("top-p", routing.DefaultTopP, "nearest clusters used")
+	beta := fs.Float64("beta", routing.DefaultBeta, "softmax sharpness")
+	signal := fs.String("signal", "", "also print the per-query signal of the embedder on the training data for these k (e.g. 5,20)")
+	asJSON := fs.Bool("json", false, "print one JSON object (the router's and a random router's accuracy-cost curve, APGR, CPT50, CPT80) instead of the tables")
+	models := fs.String("models", "", "evaluate over these models only (comma-separated; samples lacking one are dropped)")
+	if err := fs.Parse(args); err != nil {
+		return fmt.Errorf("%w: %w", routing.ErrUsage, err)
+	}
+	run := offline.EvalRun{
+		Train:  offline.TrainConfig{ID: "eval", K: tf.k, Restarts: tf.restarts, Shrinkage: tf.shrinkage, Scorer: tf.scorer},
+		Router: routing.Config{TopP: *topP, Beta: *beta},
+	}
+	var err error
+	if run.Seeds, err = parseSeeds(*seeds); err != nil {
+		return err
+	}
+	if *signal != "" {
+		if run.SignalKs, err = parseInts(*signal); err != nil {
+			return err
+		}
+	}
+	train, err := readSampleFiles(*trainFiles, tf.lastBlock)
+	if err != nil {
+		return fmt.Errorf("train data: %w", err)
+	}
+	test, err := readSampleFiles(*testFiles, tf.lastBlock)
+	if err != nil {
+		return fmt.Errorf("test data: %w", err)
+	}
+	if *models != "" {
+		subset := strings.Split(*models, ",")
+		if train, err = offline.SubsetModels(train, subset); err != nil {
+			return fmt.Errorf("train data: %w", err)
+		}
+		if test, err = offline.SubsetModels(test, subset); err != nil {
+			return fmt.Errorf("test data: %w", err)
+		}
+	}
+	res, err := offline.EvalSeeds(ctx, run, train, test, tf.embedders(ad))
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return res.Curves.WriteJSON(stdout)
+	}
+	fmt.Fprintf(stdout, "bundle eval: train %d samples, test %d; embedder %s; k=%d restarts=%d shrinkage=%g top-p=%d beta=%g; seeds %s\n",
+		len(train), len(test), tf.embedder, tf.k, tf.restarts, tf.shrinkage, *topP, *beta, *seeds)
+	return res.Write(stdout)
+}
+
+// modelsPull implements `heddle models pull NAME [--dest DIR] [--base-url
+// URL]` with ad's puller.
+func modelsPull(ctx context.Context, args []string, stdout io.Writer, ad bundleAdapters) error {
+	fs := flag.NewFlagSet("models pull", flag.ContinueOnError)
+	fs.SetOutput(stdout)
+	dest := fs.String("dest", "", "destination directory (default models/NAME)")
+	base := fs.String("base-url", "https://huggingface.co", "Hugging Face hub base URL")
+	if err := fs.Parse(args); err != nil {
+		return fmt.Errorf("%w: %w", routing.ErrUsage, err)
+	}
+	if fs.NArg() != 1 {
+		return fmt.Errorf("%w: models pull NAME (for example sentence-transformers/all-MiniLM-L6-v2)", routing.ErrUsage)
+	}
+	if ad.pull == nil {
+		return fmt.Errorf("%w: no model puller in this binary", routing.ErrUsage)
+	}
+	name := fs.Arg(0)
+	dir := *dest
+	if dir == "" {
+		dir = filepath.Join("models", filepath.FromSlash(name))
+	}
+	files, err := ad.pull(ctx, name, dir, *base)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "pulled %s into %s: %s\n", name, dir, strings.Join(files, ", "))
+	return nil
+}
+
+// readSampleFiles reads and concatenates comma-separated sample files: .jsonl
+// files with offline.ReadJSONL, anything else with offline.ReadRouterBench.
+func readSampleFiles(list string, lastBlock bool) ([]offline.Sample, error) {
+	if strings.TrimSpace(list) == "" {
+		return nil, fmt.Errorf("%w: no data files given", routing.ErrUsage)
+	}
+	var all []offline.Sample
+	for _, path := range strings.Split(list, ",") {
+		path = strings.TrimSpace(path)
+		s, err := readSampleFile(path, lastBlock)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, s...)
+	}
+	return all, nil
+}
+
+func readSampleFile(path string, lastBlock bool) ([]offline.Sample, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("bundle data: %w", err)
+	}
+	defer f.Close()
+	var s []offline.Sample
+	if strings.HasSuffix(path, ".jsonl") {
+		s, err = offline.ReadJSONL(f)
+	} else {
+		s, err = offline.ReadRouterBench(f, lastBlock)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return s, nil
+}
+
+// parseInts reads a comma-separated list of positive integers.
+func parseInts(list string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(list, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n <= 0 {
+			return nil, fmt.Errorf("%w: %q is not a positive integer", routing.ErrUsage, f)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+func parseSeeds(s string) ([]uint64, error) {
+	var out []uint64
+	for _, f := range strings.Split(s, ",") {
+		v, err := strconv.ParseUint(strings.TrimSpace(f), 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("%w: seed %q: %w", routing.ErrUsage, f, err)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}

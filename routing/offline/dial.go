@@ -1,0 +1,75 @@
+package offline
+
+import (
+	"fmt"
+
+	"github.com/heddle-gw/heddle/routing"
+)
+
+// DialKnots is the number of evenly spaced alpha knots of a trained dial
+// (alpha 0, 0.05, ..., 1).
+const DialKnots = 21
+
+// placeDial sets b's scorer to routing.ScorerExpected and places its dial on
+// the training queries' vectors: knot j is the lambda at which the expected
+// spend of the training queries (each routed to its best q - lambda*c under
+// the bundle's own estimates) is j/(DialKnots-1) of the way from the cheapest
+// choice to the highest-quality one. So alpha moves spend evenly, whether the
+// bundle has two models or twelve; lambda falls as alpha rises, so the
+// chosen model's expected quality never falls.
+func placeDial(b *routing.Bundle, emb routing.Embedder, vecs [][]float32, cfg routing.Config) error {
+	r, err := routing.NewRouter(b, emb, cfg)
+	if err != nil {
+		return fmt.Errorf("%w: dial: %w", routing.ErrData, err)
+	}
+	all := make([]int, len(b.Models))
+	for i := range all {
+		all[i] = i
+	}
+	est := make([][]routing.ModelScore, len(vecs))
+	cheapest := 0.0
+	for i, v := range vecs {
+		est[i] = r.ExpectedVec(v, all)
+		lo := est[i][0].Cost
+		for _, s := range est[i] {
+			lo = min(lo, s.Cost)
+		}
+		cheapest += lo
+	}
+	spend := func(lambda float64) float64 {
+		var total float64
+		for _, e := range est {
+			best := 0
+			for m := 1; m < len(e); m++ {
+				a, c := e[m].Quality-lambda*e[m].Cost, e[best].Quality-lambda*e[best].Cost
+				if a > c+1e-12 || (a >= c-1e-12 && e[m].Cost < e[best].Cost) {
+					best = m
+				}
+			}
+			total += e[best].Cost
+		}
+		return total
+	}
+	top := spend(0)
+	hi := 1.0
+	for i := 0; i < 200 && spend(hi) > cheapest*(1+1e-9); i++ {
+		hi *= 2
+	}
+	dial := make([]float64, DialKnots)
+	dial[0] = round(hi, 9)
+	for j := 1; j < DialKnots-1; j++ {
+		target := cheapest + float64(j)/float64(DialKnots-1)*(top-cheapest)
+		lo, up := 0.0, hi
+		for range 80 {
+			mid := (lo + up) / 2
+			if spend(mid) > target {
+				lo = mid
+			} else {
+				up = mid
+			}
+		}
+		dial[j] = min(round(up, 9), dial[j-1])
+	}
+	b.Scorer, b.Dial = routing.ScorerExpected, dial
+	return b.Prepare()
+}
