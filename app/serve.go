@@ -77,13 +77,7 @@ func analyticsKind(cfg Config) string {
 func newServer(c *components) *fiber.App {
 	data := httpapi.New(httpapi.Deps{
 		Service: c.service, Auth: c.tracing.auth(authAdapter{c.auth}), Catalog: c.catalog, Logger: c.logger.With("component", "httpapi"),
-		Ready: func(ctx context.Context) error {
-			sqlDB, err := c.db.DB()
-			if err != nil {
-				return err
-			}
-			return sqlDB.PingContext(ctx)
-		},
+		Ready:   c.readiness,
 		Metrics: c.metrics.handler(),
 		Observe: c.tracing.observe(c.metrics.observe),
 		Begin:   c.tracing.begin(),

@@ -14,7 +14,6 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/heddle-gw/heddle/analytics"
-	chstore "github.com/heddle-gw/heddle/analytics/clickhouse"
 	anasql "github.com/heddle-gw/heddle/analytics/sqlstore"
 	"github.com/heddle-gw/heddle/billing"
 	billingsql "github.com/heddle-gw/heddle/billing/sqlstore"
@@ -64,13 +63,14 @@ type components struct {
 
 	writer      *analytics.Writer
 	reader      analytics.Reader
-	chStore     *chstore.Store
+	chStore     *lazyClickHouse // nil: embedded analytics store
 	executor    *dispatch.Executor
 	attemptSink *dispatch.SinkQueue
 	service     *gateway.Service
 	metrics     *metrics
 	hc          *http.Client
 	redis       *redis.Client
+	redisLink   *redisLink // nil: no HEDDLE_REDIS_URL
 	orgRouting  *orgsql.Store
 	orgRouters  *routing.OrgRouters
 	orgBudgets  *billing.OrgBudgets
@@ -109,7 +109,7 @@ func wire(ctx context.Context, cfg Config, logger *slog.Logger) (_ *components, 
 	if err = c.wireAnalytics(ctx); err != nil {
 		return nil, err
 	}
-	if err = c.openRedis(); err != nil {
+	if err = c.openRedis(ctx); err != nil {
 		return nil, err
 	}
 	c.hc = upstreamClient()
@@ -133,8 +133,9 @@ func wire(ctx context.Context, cfg Config, logger *slog.Logger) (_ *components, 
 		ModelOf: map[llm.Format]dispatch.ModelOfFunc{
 			llm.FormatAnthropic: anthropic.ModelOf, llm.FormatChat: openaichat.ModelOf, llm.FormatResponses: responses.ModelOf,
 		},
-		Sink:   c.tracing.sink(c.attemptSink),
-		Logger: logger.With("component", "dispatch"),
+		Sink:        c.tracing.sink(c.attemptSink),
+		Idempotency: c.idempotency(),
+		Logger:      logger.With("component", "dispatch"),
 	})
 	router, err := routing.DefaultRouter(routing.Config{EmbedTimeout: cfg.EmbedTimeout})
 	if err != nil {
@@ -151,10 +152,7 @@ func wire(ctx context.Context, cfg Config, logger *slog.Logger) (_ *components, 
 	c.spend = billing.NewSpendBuffer(billingsql.New(c.db))
 	c.budgets = billing.NewBudgets(c.spend, billing.BudgetsConfig{})
 	c.orgBudgets = billing.NewOrgBudgets(billingsql.New(c.db), billing.OrgBudgetsConfig{})
-	var limiter tenancy.KeyLimiter = tenancy.NewMemoryKeyLimiter()
-	if c.redis != nil {
-		limiter = ratelimitredis.New(c.redis, "heddle:")
-	}
+	limiter := c.keyLimiter()
 	c.contents = newContents(c)
 	c.service = gateway.NewService(gateway.Deps{
 		Catalog: c.catalog, Codecs: c.codecs, Executor: c.executor, Recorder: c.tracing.recorder(c.writer),
@@ -201,9 +199,11 @@ func (c *components) wireTenancy() error {
 func (c *components) wireAnalytics(ctx context.Context) error {
 	var store analytics.Store
 	if c.cfg.ClickHouseURL != "" {
-		s, err := chstore.Open(ctx, c.cfg.ClickHouseURL)
+		// Connected in the background: Heddle serves (and spills) while
+		// ClickHouse is down.
+		s, err := newLazyClickHouse(c.cfg.ClickHouseURL, c.logger.With("component", "clickhouse"))
 		if err != nil {
-			return fmt.Errorf("app: clickhouse: %w", err)
+			return err
 		}
 		c.chStore, store, c.reader = s, s, s
 	} else {
@@ -214,16 +214,35 @@ func (c *components) wireAnalytics(ctx context.Context) error {
 	c.metrics.watchWriter(c.writer.Stats)
 	// The writer outlives the serve context: shutdown flushes it through
 	// Close, whereas a cancelled Start context would spill the queue to disk.
-	return c.writer.Start(context.WithoutCancel(ctx))
+	if err := c.writer.Start(context.WithoutCancel(ctx)); err != nil {
+		return err
+	}
+	if c.chStore != nil {
+		c.chStore.start(c.writer.Retry)
+	}
+	return nil
 }
 
 // idempotency shares Idempotency-Key state through Redis when it is
-// configured (N replicas); nil lets dispatch keep it in process.
+// configured (N replicas), in process while Redis is down; nil lets
+// dispatch keep it in process.
 func (c *components) idempotency() dispatch.Idempotency {
-	if c.redis == nil {
+	if c.redisLink == nil {
 		return nil
 	}
-	return idemredis.New(c.redis, "heddle:idem:", 0, idemredis.WithLogger(c.logger.With("component", "idempotency")))
+	return fallbackIdempotency{link: c.redisLink,
+		remote: idemredis.New(c.redis, "heddle:idem:", idemredis.DefaultWindow, idemredis.WithLogger(c.logger.With("component", "idempotency"))),
+		local:  dispatch.NewMemoryIdempotency(idemredis.DefaultWindow, nil, 0)}
+}
+
+// keyLimiter counts key rate limits in Redis when it is configured (shared
+// by replicas), in process otherwise and while Redis is down.
+func (c *components) keyLimiter() tenancy.KeyLimiter {
+	local := tenancy.NewMemoryKeyLimiter()
+	if c.redisLink == nil {
+		return local
+	}
+	return fallbackLimiter{link: c.redisLink, remote: ratelimitredis.New(c.redis, "heddle:"), local: local}
 }
 
 // closeStores flushes the analytics writer and closes every store.
