@@ -34,6 +34,9 @@ func serveCommand(ctx context.Context, getenv func(string) string, stderr io.Wri
 		return err
 	}
 	srv := newServer(c)
+	if err := startDebug(ctx, cfg.DebugAddr, logger.With("component", "debug")); err != nil {
+		return err
+	}
 	go c.auth.Run(ctx)
 	go runContentJanitor(ctx, c.contents, cfg.ContentJanitorInterval, logger.With("component", "content"))
 	go c.spend.Run(ctx, spendFlushInterval, 2*time.Second, func(err error) {

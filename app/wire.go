@@ -122,7 +122,7 @@ func wire(ctx context.Context, cfg Config, logger *slog.Logger) (_ *components, 
 	c.hc = c.tracing.upstream(c.hc)
 	c.providers = providers(c.catalog, c.hc, cfg.AllowPrivate)
 	c.tenantPrices = gateway.NewPriceMemo()
-	c.attemptSink = dispatch.AsyncSink(gateway.AttemptSink{Catalog: c.catalog, Prices: c.tenantPrices, Recorder: countingRecorder{next: c.writer, m: c.metrics}}, 8192)
+	c.attemptSink = dispatch.AsyncSink(gateway.AttemptSink{Catalog: c.catalog, Prices: c.tenantPrices, Recorder: c.metrics.recorder(c.writer, c.catalog)}, 8192)
 	c.executor = dispatch.NewExecutor(dispatch.Config{
 		MaxAttempts: cfg.MaxAttempts, FirstByteTimeout: cfg.FirstByteTimeout, StreamIdleTimeout: cfg.StreamIdleTimeout,
 	}, dispatch.Deps{
@@ -155,7 +155,7 @@ func wire(ctx context.Context, cfg Config, logger *slog.Logger) (_ *components, 
 	limiter := c.keyLimiter()
 	c.contents = newContents(c)
 	c.service = gateway.NewService(gateway.Deps{
-		Catalog: c.catalog, Codecs: c.codecs, Executor: c.executor, Recorder: c.tracing.recorder(c.writer),
+		Catalog: c.catalog, Codecs: c.codecs, Executor: c.executor, Recorder: c.tracing.recorder(c.metrics.recorder(c.writer, c.catalog)),
 		Logger: logger.With("component", "gateway"), MaxAttempts: cfg.MaxAttempts,
 		Tenant: tenantSource{c.tenantModels}, TenantPrices: c.tenantPrices,
 		Routers: c.tracing.routers(orgRouterSource{c.orgRouters}), Providers: newProviderSet(c.store, c.catalog), DefaultAlpha: cfg.DefaultAlpha,

@@ -105,9 +105,8 @@ func TestDegradedDatabaseDownFailsWithOneLine(t *testing.T) {
 		t.Fatalf("serve without a database exited 0: %s", out)
 	}
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	last := lines[len(lines)-1]
-	if !strings.HasPrefix(last, "heddle: app: reach postgres database:") {
-		t.Fatalf("last line %q; output:\n%s", last, out)
+	if len(lines) != 1 || !strings.HasPrefix(lines[0], "heddle: app: reach postgres database:") {
+		t.Fatalf("want one line \"heddle: app: reach postgres database: ...\", got:\n%s", out)
 	}
 }
 
