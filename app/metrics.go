@@ -2,6 +2,7 @@ package app
 
 import (
 	"strconv"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/gofiber/fiber/v2/middleware/adaptor"
@@ -30,6 +31,7 @@ type metrics struct {
 	cacheHit *prometheus.CounterVec
 	refusals *prometheus.CounterVec
 	circuit  *prometheus.GaugeVec
+	capWaits *prometheus.HistogramVec // waits for a concurrency slot (dispatch.Deps.CapWait)
 }
 
 // latencyBuckets span 5 ms to about 40 s.
@@ -69,11 +71,15 @@ func newMetrics() *metrics {
 		refusals: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "heddle_refusals_total", Help: "Requests refused before or instead of an upstream call: budget, rate_limit, org_cap (the concurrency cap wait ran out), circuit_open, limiter_unavailable, budget_unavailable.",
 		}, []string{"reason"}),
+		capWaits: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "heddle_cap_wait_seconds", Help: "Waits for a concurrency slot that was not free at once, by scope (org, binding) and outcome (acquired, overloaded).",
+			Buckets: prometheus.ExponentialBuckets(0.001, 2, 14),
+		}, []string{"scope", "outcome"}),
 		circuit: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "heddle_circuit_open", Help: "1 while the last attempt on a binding (provider, model) was refused by its open circuit breaker, 0 once an attempt went upstream again.",
 		}, []string{"provider", "model"}),
 	}
-	m.reg.MustRegister(m.requests, m.attempts, m.latency, m.ttfb, m.upstream, m.tokens, m.cost, m.cacheHit, m.refusals, m.circuit,
+	m.reg.MustRegister(m.requests, m.attempts, m.latency, m.ttfb, m.upstream, m.tokens, m.cost, m.cacheHit, m.refusals, m.circuit, m.capWaits,
 		collectors.NewGoCollector(collectors.WithGoCollectorRuntimeMetrics(collectors.MetricsGC, collectors.MetricsMemory, collectors.MetricsScheduler)),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
@@ -96,6 +102,15 @@ func (m *metrics) observe(f llm.Format, status int, code string, s gateway.Serve
 	if reason, ok := refusalReasons[code]; ok {
 		m.refusals.WithLabelValues(reason).Inc()
 	}
+}
+
+// capWait observes one wait for a concurrency slot (dispatch.Deps.CapWait).
+func (m *metrics) capWait(scope string, waited time.Duration, acquired bool) {
+	outcome := "acquired"
+	if !acquired {
+		outcome = "overloaded"
+	}
+	m.capWaits.WithLabelValues(scope, outcome).Observe(waited.Seconds())
 }
 
 // watchWriter exports the analytics writer's queue, spill and drop counts.

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"go.yaml.in/yaml/v4"
@@ -37,6 +38,7 @@ func exportedMetrics(t *testing.T) map[string]bool {
 	r.RecordAttempt(analytics.Attempt{Provider: "openai", Model: "gpt-5-mini", Outcome: "skipped", Reason: "circuit_open"})
 	r.RecordRequest(analytics.Request{Format: "openai_chat", Provider: "openai", ServedModel: "gpt-5-mini", RouteKind: "cache", CacheHit: true, LatencyMs: 12, TTFBMs: 4, Status: 200})
 	m.observe(llm.FormatChat, 429, "tenancy.rate_limited", gateway.Served{})
+	m.capWait("org", time.Millisecond, false)
 	families, err := m.reg.Gather()
 	if err != nil {
 		t.Fatal(err)

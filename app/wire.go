@@ -135,6 +135,7 @@ func wire(ctx context.Context, cfg Config, logger *slog.Logger) (_ *components, 
 		},
 		Sink:        c.tracing.sink(c.attemptSink),
 		Idempotency: c.idempotency(),
+		CapWait:     c.metrics.capWait,
 		Logger:      logger.With("component", "dispatch"),
 	})
 	router, err := routing.DefaultRouter(routing.Config{EmbedTimeout: cfg.EmbedTimeout})
