@@ -9,6 +9,7 @@ import (
 
 	"strings"
 
+	chstore "github.com/heddle-gw/heddle/analytics/clickhouse"
 	"github.com/heddle-gw/heddle/routing"
 	"github.com/heddle-gw/heddle/routing/hfpull"
 	"github.com/heddle-gw/heddle/routing/hugotembed"
@@ -36,11 +37,13 @@ func migrateCommand(ctx context.Context, getenv func(string) string, stderr io.W
 	}
 	logger.InfoContext(ctx, "app database migrated", "dialect", string(dialect))
 	if cfg.ClickHouseURL != "" {
-		c := &components{cfg: cfg, logger: logger, metrics: newMetrics()}
-		if err := c.wireAnalytics(ctx); err != nil {
-			return err
+		// Here ClickHouse must answer: serve connects in the background, a
+		// migration cannot.
+		s, err := chstore.Open(ctx, cfg.ClickHouseURL)
+		if err != nil {
+			return fmt.Errorf("app: clickhouse: %w", err)
 		}
-		c.closeStores()
+		_ = s.Close()
 		logger.InfoContext(ctx, "clickhouse migrated")
 	}
 	return nil
