@@ -56,7 +56,9 @@ func (l *redisLink) probe(ctx context.Context) {
 	pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
 	if err := l.rdb.Ping(pctx).Err(); err != nil {
-		l.failed(err)
+		if ctx.Err() == nil { // not our own shutdown
+			l.failed(err)
+		}
 		return
 	}
 	if !l.up.Swap(true) && l.probed.Swap(true) {

@@ -4,9 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -120,27 +118,13 @@ func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
 	}
 }
 
-// metricValue scrapes /metrics and returns the value of the unlabelled
-// series name (-1 when it is absent).
+// metricValue returns the value of the unlabelled series name on /metrics
+// (-1 when it is absent).
 func metricValue(t *testing.T, base, name string) float64 {
 	t.Helper()
-	resp, err := http.Get(base + "/metrics")
-	if err != nil {
-		t.Fatal(err)
+	v, n := find(scrape(t, base), name, nil)
+	if n == 0 {
+		return -1
 	}
-	defer resp.Body.Close()
-	var sb strings.Builder
-	if _, err := io.Copy(&sb, resp.Body); err != nil {
-		t.Fatal(err)
-	}
-	for _, line := range strings.Split(sb.String(), "\n") {
-		if v, ok := strings.CutPrefix(line, name+" "); ok {
-			f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-			if err != nil {
-				t.Fatalf("%s: %v", line, err)
-			}
-			return f
-		}
-	}
-	return -1
+	return v
 }
