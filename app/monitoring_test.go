@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
 	"go.yaml.in/yaml/v4"
 
 	"github.com/heddle-gw/heddle/analytics"
@@ -170,6 +171,58 @@ func TestMetricLabelsAreBounded(t *testing.T) {
 		}
 		if !found {
 			t.Errorf("%s: no series with labels %v and one sample", w.name, w.labels)
+		}
+	}
+}
+
+// value reads one counter or gauge.
+func value(t *testing.T, c prometheus.Metric) float64 {
+	t.Helper()
+	var out dto.Metric
+	if err := c.Write(&out); err != nil {
+		t.Fatal(err)
+	}
+	if out.Counter != nil {
+		return out.Counter.GetValue()
+	}
+	return out.Gauge.GetValue()
+}
+
+// TestMetricCountersFromRows: refusals come from the caller's error code,
+// cache hits, tokens and cost from the rows, the circuit gauge from the
+// attempts on a binding.
+func TestMetricCountersFromRows(t *testing.T) {
+	cat, err := catalog.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := newMetrics()
+	r := m.recorder(discardRecorder{}, cat)
+	m.observe(llm.FormatChat, 402, "billing.budget_exceeded", gateway.Served{})
+	m.observe(llm.FormatChat, 429, "tenancy.rate_limited", gateway.Served{})
+	m.observe(llm.FormatChat, 429, "tenancy.rate_limited", gateway.Served{})
+	m.observe(llm.FormatChat, 502, "dispatch.attempts_exhausted", gateway.Served{})
+	r.RecordRequest(analytics.Request{Format: "anthropic", RouteKind: "cache", CacheHit: true, Status: 200})
+	r.RecordAttempt(analytics.Attempt{Provider: "openai", Model: "gpt-5-mini", Outcome: "skipped", Reason: "circuit_open"})
+	if v := value(t, m.circuit.WithLabelValues("openai", "gpt-5-mini")); v != 1 {
+		t.Errorf("circuit gauge after a circuit_open skip = %v", v)
+	}
+	r.RecordAttempt(analytics.Attempt{Provider: "openai", Model: "gpt-5-mini", Outcome: "served", InputTokens: 7, OutputTokens: 3, CostMicros: 2500})
+	for _, tc := range []struct {
+		name string
+		got  prometheus.Metric
+		want float64
+	}{
+		{"budget refusals", m.refusals.WithLabelValues("budget"), 1},
+		{"rate-limit refusals", m.refusals.WithLabelValues("rate_limit"), 2},
+		{"cache hits", m.cacheHit.WithLabelValues("anthropic"), 1},
+		{"input tokens", m.tokens.WithLabelValues("openai", "gpt-5-mini", "input"), 7},
+		{"output tokens", m.tokens.WithLabelValues("openai", "gpt-5-mini", "output"), 3},
+		{"cost", m.cost.WithLabelValues("openai", "gpt-5-mini"), 0.0025},
+		{"circuit closed again", m.circuit.WithLabelValues("openai", "gpt-5-mini"), 0},
+	} {
+		if v := value(t, tc.got); v != tc.want {
+			t.Errorf("%s = %v, want %v", tc.name, v, tc.want)
 		}
 	}
 }
