@@ -27,6 +27,10 @@ var (
 	// help. The Writer then inserts the batch row by row and drops, counting
 	// them, only the rows still rejected.
 	ErrRejected = errors.New("analytics: rows rejected by the store")
+	// ErrUnavailable is wrapped by a Store's error when the store is known
+	// to be unreachable (not yet connected, say): the Writer then spills the
+	// in-memory batches at once instead of retrying them first.
+	ErrUnavailable = errors.New("analytics: store unavailable")
 	// ErrSpill is wrapped by errors of the on-disk spill segments.
 	ErrSpill = errors.New("analytics: spill")
 	// ErrInvalidPrivacy is wrapped by a *FieldError for privacy settings out

@@ -10,7 +10,8 @@ import (
 
 // send is the inserter: it inserts the backlog's oldest batch, pops it once
 // the store accepted it, and otherwise retries with exponential backoff.
-// After MaxRetries failures (at once while closing) the in-memory batches
+// After MaxRetries failures (at once while closing, or when the store says
+// it is unavailable) the in-memory batches
 // move to the spill, keeping their order. It ends when the batcher is done
 // and the backlog is empty, or on abort.
 func (w *Writer) send() {
@@ -66,7 +67,7 @@ func (w *Writer) send() {
 		if fails == 1 {
 			w.log.WarnContext(w.insertCtx, "analytics insert failed, retrying", "rows", b.rows(), "err", err)
 		}
-		if fails >= w.cfg.MaxRetries || w.isClosing() {
+		if fails >= w.cfg.MaxRetries || w.isClosing() || errors.Is(err, ErrUnavailable) {
 			if err := q.spillMemory(); err != nil {
 				w.log.ErrorContext(w.insertCtx, "analytics spill failed", "err", err)
 			}
@@ -150,12 +151,15 @@ func (w *Writer) backoff(n int) time.Duration {
 	return d - d/5 + jitter
 }
 
-// sleep waits d; false when the writer was aborted meanwhile.
+// sleep waits d, or less when Retry is called; false when the writer was
+// aborted meanwhile.
 func (w *Writer) sleep(d time.Duration) bool {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-t.C:
+		return true
+	case <-w.wake:
 		return true
 	case <-w.aborted:
 		return false

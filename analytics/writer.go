@@ -117,6 +117,7 @@ type Writer struct {
 	cancelInserts context.CancelFunc
 	collectorDone chan struct{}
 	senderDone    chan struct{}
+	wake          chan struct{} // Retry: cut the current backoff short
 
 	dropped  atomic.Int64
 	lost     atomic.Int64 // of dropped: rows the final close could not keep
@@ -154,6 +155,18 @@ func NewWriter(store Store, cfg WriterConfig, logger *slog.Logger) *Writer {
 		aborted:       make(chan struct{}),
 		collectorDone: make(chan struct{}),
 		senderDone:    make(chan struct{}),
+		wake:          make(chan struct{}, 1),
+	}
+}
+
+// Retry cuts the inserter's current backoff short so that the next insert
+// (or spill replay) is tried now: call it when the store is known to be back
+// (a connection was established). It never blocks; calls while a retry is
+// already pending are merged.
+func (w *Writer) Retry() {
+	select {
+	case w.wake <- struct{}{}:
+	default:
 	}
 }
 

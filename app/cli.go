@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 
+	chstore "github.com/heddle-gw/heddle/analytics/clickhouse"
 	"github.com/heddle-gw/heddle/tenancy"
 )
 
@@ -32,11 +33,13 @@ func migrateCommand(ctx context.Context, getenv func(string) string, stderr io.W
 	}
 	logger.InfoContext(ctx, "app database migrated", "dialect", string(dialect))
 	if cfg.ClickHouseURL != "" {
-		c := &components{cfg: cfg, logger: logger, metrics: newMetrics()}
-		if err := c.wireAnalytics(ctx); err != nil {
-			return err
+		// Here ClickHouse must answer: serve connects in the background, a
+		// migration cannot.
+		s, err := chstore.Open(ctx, cfg.ClickHouseURL)
+		if err != nil {
+			return fmt.Errorf("app: clickhouse: %w", err)
 		}
-		c.closeStores()
+		_ = s.Close()
 		logger.InfoContext(ctx, "clickhouse migrated")
 	}
 	return nil
@@ -78,10 +81,23 @@ func keysCommand(ctx context.Context, args []string, getenv func(string) string,
 	return nil
 }
 
-// vaultCommand rotates the master keyset while servers keep serving.
+// vaultCommand creates a master keyset file (init) or rotates the master
+// keyset while servers keep serving.
 func vaultCommand(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) == 2 && args[0] == "init" {
+		created, err := tenancy.EnsureDevKeyset(args[1])
+		if err != nil {
+			return fmt.Errorf("vault init: %w", err)
+		}
+		if created {
+			fmt.Fprintf(stdout, "master keyset written to %s (mode 0600): keep it secret and backed up\n", args[1])
+		} else {
+			fmt.Fprintf(stdout, "%s already holds a master keyset: left as is\n", args[1])
+		}
+		return nil
+	}
 	if len(args) == 0 || args[0] != "rotate" {
-		return errors.New("usage: heddle vault rotate [--reencrypt-org ORG]")
+		return errors.New("usage: heddle vault init FILE | heddle vault rotate [--reencrypt-org ORG]")
 	}
 	fs := flag.NewFlagSet("vault rotate", flag.ContinueOnError)
 	fs.SetOutput(stderr)

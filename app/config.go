@@ -3,6 +3,7 @@ package app
 import (
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -55,6 +56,10 @@ type Config struct {
 	// ContentJanitorInterval is HEDDLE_CONTENT_JANITOR_INTERVAL: how often
 	// expired stored content (SPEC 8) is deleted, default 5m.
 	ContentJanitorInterval time.Duration
+	// DebugAddr is HEDDLE_DEBUG_ADDR: the operator listener serving
+	// /debug/pprof/, e.g. 127.0.0.1:6060; empty (default) serves none. It is
+	// never the public listener.
+	DebugAddr string
 }
 
 // Production reports whether Heddle runs in production mode.
@@ -94,6 +99,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		TraceSampleRatio:  r.float("HEDDLE_TRACE_SAMPLE_RATIO", 1),
 	}
 	c.ContentJanitorInterval = r.duration("HEDDLE_CONTENT_JANITOR_INTERVAL", 5*time.Minute)
+	c.DebugAddr = r.str("HEDDLE_DEBUG_ADDR", "")
 	c.CookieSecure = r.bool("HEDDLE_COOKIE_SECURE", c.Production())
 	if c.SpillDir == "" {
 		c.SpillDir = filepath.Join(c.DataDir, "spill")
@@ -106,6 +112,13 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		c.OTLPHeaders = hs
 	}
 	errs = append(errs, c.validateTracing()...)
+	if c.DebugAddr != "" {
+		if _, _, err := net.SplitHostPort(c.DebugAddr); err != nil {
+			errs = append(errs, fmt.Errorf("HEDDLE_DEBUG_ADDR: %q is not host:port", c.DebugAddr))
+		} else if c.DebugAddr == c.Addr {
+			errs = append(errs, errors.New("HEDDLE_DEBUG_ADDR must differ from HEDDLE_ADDR (pprof never shares the public listener)"))
+		}
+	}
 	switch c.Env {
 	case "development", "production":
 	default:

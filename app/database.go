@@ -46,7 +46,10 @@ func OpenDatabase(ctx context.Context, url, dataDir string, logger *slog.Logger)
 			IgnoreRecordNotFoundError: true, ParameterizedQueries: true,
 		}),
 		SkipDefaultTransaction: true,
-		NowFunc:                func() time.Time { return time.Now().UTC() },
+		// We ping below: one error line of our own instead of gorm's log
+		// entry plus its error when the database is down.
+		DisableAutomaticPing: true,
+		NowFunc:              func() time.Time { return time.Now().UTC() },
 	}
 	var (
 		dialector gorm.Dialector

@@ -16,8 +16,10 @@ const usage = `heddle: a multi-tenant LLM gateway and model router
 Usage:
   heddle [serve]                 run the gateway and console (default)
   heddle migrate                 apply database migrations and exit
+  heddle health [URL]            exit 0 when the local server's /readyz answers 200
   heddle keys create --org ORG [--name N] [--scopes inference,route]
                                  issue an rk_ key (printed once)
+  heddle vault init FILE         write a new master keyset file (kept if it exists)
   heddle vault rotate [--reencrypt-org ORG]
                                  re-wrap every organisation's data keyset under a new master key
   heddle bundle train|eval ...   train or evaluate a routing bundle
@@ -51,6 +53,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return serveCommand(ctx, getenv, stderr)
 	case "migrate":
 		return migrateCommand(ctx, getenv, stderr)
+	case "health":
+		return healthCommand(ctx, args, getenv, stdout)
 	case "keys":
 		return keysCommand(ctx, args, getenv, stdout, stderr)
 	case "vault":

@@ -34,6 +34,9 @@ func serveCommand(ctx context.Context, getenv func(string) string, stderr io.Wri
 		return err
 	}
 	srv := newServer(c)
+	if err := startDebug(ctx, cfg.DebugAddr, logger.With("component", "debug")); err != nil {
+		return err
+	}
 	go c.auth.Run(ctx)
 	go runContentJanitor(ctx, c.contents, cfg.ContentJanitorInterval, logger.With("component", "content"))
 	go c.spend.Run(ctx, spendFlushInterval, 2*time.Second, func(err error) {
@@ -77,13 +80,7 @@ func analyticsKind(cfg Config) string {
 func newServer(c *components) *fiber.App {
 	data := httpapi.New(httpapi.Deps{
 		Service: c.service, Auth: c.tracing.auth(authAdapter{c.auth}), Catalog: c.catalog, Logger: c.logger.With("component", "httpapi"),
-		Ready: func(ctx context.Context) error {
-			sqlDB, err := c.db.DB()
-			if err != nil {
-				return err
-			}
-			return sqlDB.PingContext(ctx)
-		},
+		Ready:   c.readiness,
 		Metrics: c.metrics.handler(),
 		Observe: c.tracing.observe(c.metrics.observe),
 		Begin:   c.tracing.begin(),

@@ -15,7 +15,6 @@ import (
 
 	"github.com/heddle-gw/heddle/admission"
 	"github.com/heddle-gw/heddle/analytics"
-	chstore "github.com/heddle-gw/heddle/analytics/clickhouse"
 	anasql "github.com/heddle-gw/heddle/analytics/sqlstore"
 	"github.com/heddle-gw/heddle/billing"
 	billingsql "github.com/heddle-gw/heddle/billing/sqlstore"
@@ -65,13 +64,14 @@ type components struct {
 
 	writer      *analytics.Writer
 	reader      analytics.Reader
-	chStore     *chstore.Store
+	chStore     *lazyClickHouse // nil: embedded analytics store
 	executor    *dispatch.Executor
 	attemptSink *dispatch.SinkQueue
 	service     *gateway.Service
 	metrics     *metrics
 	hc          *http.Client
 	redis       *redis.Client
+	redisLink   *redisLink // nil: no HEDDLE_REDIS_URL
 	orgRouting  *orgsql.Store
 	orgRouters  *routing.OrgRouters
 	orgBudgets  *billing.OrgBudgets
@@ -112,7 +112,7 @@ func wire(ctx context.Context, cfg Config, logger *slog.Logger) (_ *components, 
 	if err = c.wireAnalytics(ctx); err != nil {
 		return nil, err
 	}
-	if err = c.openRedis(); err != nil {
+	if err = c.openRedis(ctx); err != nil {
 		return nil, err
 	}
 	c.hc = providerClient(cfg.AllowPrivate)
@@ -121,7 +121,7 @@ func wire(ctx context.Context, cfg Config, logger *slog.Logger) (_ *components, 
 	}
 	c.hc = c.tracing.upstream(c.hc)
 	c.providers = providers(c.catalog, c.hc, cfg.AllowPrivate)
-	c.attemptSink = dispatch.AsyncSink(gateway.AttemptSink{Recorder: countingRecorder{next: c.writer, m: c.metrics}}, 8192)
+	c.attemptSink = dispatch.AsyncSink(gateway.AttemptSink{Recorder: c.metrics.recorder(c.writer, c.catalog)}, 8192)
 	c.executor = dispatch.NewExecutor(dispatch.Config{
 		MaxAttempts: cfg.MaxAttempts, FirstByteTimeout: cfg.FirstByteTimeout, StreamIdleTimeout: cfg.StreamIdleTimeout,
 	}, dispatch.Deps{
@@ -131,6 +131,8 @@ func wire(ctx context.Context, cfg Config, logger *slog.Logger) (_ *components, 
 		Codecs:      c.codecs,
 		Sink:        c.tracing.sink(c.attemptSink),
 		Pricer:      gateway.Pricer{Catalog: c.catalog}, // the request record's pricer too
+		Idempotency: c.idempotency(),
+		CapWait:     c.metrics.capWait,
 		Logger:      logger.With("component", "dispatch"),
 	})
 	router, err := routing.DefaultRouter(routing.Config{EmbedTimeout: cfg.EmbedTimeout})
@@ -148,10 +150,7 @@ func wire(ctx context.Context, cfg Config, logger *slog.Logger) (_ *components, 
 	c.spend = billing.NewSpendBuffer(billingsql.New(c.db))
 	c.budgets = billing.NewBudgets(c.spend, billing.BudgetsConfig{})
 	c.orgBudgets = billing.NewOrgBudgets(billingsql.New(c.db), billing.OrgBudgetsConfig{})
-	var limiter tenancy.KeyLimiter = tenancy.NewMemoryKeyLimiter()
-	if c.redis != nil {
-		limiter = ratelimitredis.New(c.redis, "heddle:")
-	}
+	limiter := c.keyLimiter()
 	c.contents = newContents(c)
 	guard, err := admission.New(admission.Deps{Limiter: limiter, Budgets: c.budgets, OrgBudgets: c.orgBudgets, Logger: logger})
 	if err != nil {
@@ -160,7 +159,7 @@ func wire(ctx context.Context, cfg Config, logger *slog.Logger) (_ *components, 
 	c.service, err = gateway.New(gateway.Config{
 		BaselineModel: cfg.BaselineModel, DefaultAlpha: cfg.DefaultAlpha, MaxAttempts: cfg.MaxAttempts,
 	}, gateway.Deps{
-		Catalog: c.catalog, Codecs: c.codecs, Executor: c.executor, Recorder: c.tracing.recorder(c.writer),
+		Catalog: c.catalog, Codecs: c.codecs, Executor: c.executor, Recorder: c.tracing.recorder(c.metrics.recorder(c.writer, c.catalog)),
 		Routers: c.tracing.routers(orgRouterSource{c.orgRouters}), Classify: httpapi.Classify,
 		Logger: logger.With("component", "gateway"),
 	},
@@ -210,9 +209,11 @@ func (c *components) wireTenancy() error {
 func (c *components) wireAnalytics(ctx context.Context) error {
 	var store analytics.Store
 	if c.cfg.ClickHouseURL != "" {
-		s, err := chstore.Open(ctx, c.cfg.ClickHouseURL)
+		// Connected in the background: Heddle serves (and spills) while
+		// ClickHouse is down.
+		s, err := newLazyClickHouse(c.cfg.ClickHouseURL, c.logger.With("component", "clickhouse"))
 		if err != nil {
-			return fmt.Errorf("app: clickhouse: %w", err)
+			return err
 		}
 		c.chStore, store, c.reader = s, s, s
 	} else {
@@ -223,16 +224,35 @@ func (c *components) wireAnalytics(ctx context.Context) error {
 	c.metrics.watchWriter(c.writer.Stats)
 	// The writer outlives the serve context: shutdown flushes it through
 	// Close, whereas a cancelled Start context would spill the queue to disk.
-	return c.writer.Start(context.WithoutCancel(ctx))
+	if err := c.writer.Start(context.WithoutCancel(ctx)); err != nil {
+		return err
+	}
+	if c.chStore != nil {
+		c.chStore.start(c.writer.Retry)
+	}
+	return nil
 }
 
 // idempotency shares Idempotency-Key state through Redis when it is
-// configured (N replicas); nil lets dispatch keep it in process.
+// configured (N replicas), in process while Redis is down; nil lets
+// dispatch keep it in process.
 func (c *components) idempotency() dispatch.Idempotency {
-	if c.redis == nil {
+	if c.redisLink == nil {
 		return nil
 	}
-	return idemredis.New(c.redis, "heddle:idem:", 0, idemredis.WithLogger(c.logger.With("component", "idempotency")))
+	return fallbackIdempotency{link: c.redisLink,
+		remote: idemredis.New(c.redis, "heddle:idem:", idemredis.DefaultWindow, idemredis.WithLogger(c.logger.With("component", "idempotency"))),
+		local:  dispatch.NewMemoryIdempotency(idemredis.DefaultWindow, nil, 0)}
+}
+
+// keyLimiter counts key rate limits in Redis when it is configured (shared
+// by replicas), in process otherwise and while Redis is down.
+func (c *components) keyLimiter() tenancy.KeyLimiter {
+	local := tenancy.NewMemoryKeyLimiter()
+	if c.redisLink == nil {
+		return local
+	}
+	return fallbackLimiter{link: c.redisLink, remote: ratelimitredis.New(c.redis, "heddle:"), local: local}
 }
 
 // closeStores flushes the analytics writer and closes every store.

@@ -14,6 +14,9 @@ type caps struct {
 	clock Clock
 	mu    sync.Mutex
 	slots map[string]chan struct{}
+	// waited, when set, is told of each wait that did not get a slot at once
+	// (Deps.CapWait).
+	waited func(d time.Duration, acquired bool)
 }
 
 func newCaps(limit int, wait time.Duration, clock Clock) *caps {
@@ -41,13 +44,22 @@ func (c *caps) acquire(ctx context.Context, key string) (func(), error) {
 		return release, nil
 	default:
 	}
+	start := c.clock.Now()
 	select {
 	case s <- struct{}{}:
+		c.report(start, true)
 		return release, nil
 	case <-c.clock.After(c.wait):
+		c.report(start, false)
 		return nil, ErrOverloaded
 	case <-ctx.Done():
 		return nil, ctx.Err()
+	}
+}
+
+func (c *caps) report(start time.Time, acquired bool) {
+	if c.waited != nil {
+		c.waited(c.clock.Now().Sub(start), acquired)
 	}
 }
 

@@ -38,6 +38,11 @@ type Deps struct {
 	Clock Clock
 	// Rand draws backoff jitter; nil means math/rand/v2.
 	Rand Rand
+	// CapWait, when set, is told of every wait for a concurrency slot that
+	// could not be taken at once: the scope ("org" or "binding"), how long the
+	// wait lasted and whether it got the slot (false: ErrOverloaded). A wait
+	// the caller cancelled is not reported. It must not block.
+	CapWait func(scope string, waited time.Duration, acquired bool)
 	// Logger receives operational logs (never secrets nor prompt text); nil
 	// discards them.
 	Logger *slog.Logger

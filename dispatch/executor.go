@@ -1,6 +1,8 @@
 package dispatch
 
 import (
+	"time"
+
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -70,6 +72,10 @@ func NewExecutor(cfg Config, deps Deps) *Executor {
 	e.breakers = newBreakers(cfg.Breaker, e.clock)
 	e.orgCaps = newCaps(cfg.OrgConcurrency, cfg.CapWait, e.clock)
 	e.bindCaps = newCaps(cfg.BindingConcurrency, cfg.CapWait, e.clock)
+	if w := deps.CapWait; w != nil {
+		e.orgCaps.waited = func(d time.Duration, ok bool) { w("org", d, ok) }
+		e.bindCaps.waited = func(d time.Duration, ok bool) { w("binding", d, ok) }
+	}
 	return e
 }
 

@@ -24,8 +24,9 @@ type Deps struct {
 	Auth    gateway.Authenticator
 	Catalog *catalog.Catalog
 	Logger  *slog.Logger
-	// Ready reports whether the stores the data plane needs answer.
-	Ready func(ctx context.Context) error
+	// Ready reports the state of the stores the data plane uses (/readyz);
+	// nil reports ready with no checks.
+	Ready func(ctx context.Context) Readiness
 	// Metrics serves /metrics; nil leaves the route out.
 	Metrics fiber.Handler
 	// Observe is called after every data-plane request with its outcome.
@@ -71,14 +72,32 @@ func (h *Handler) Mount(app *fiber.App) {
 	app.Get("/v1beta/models", h.geminiModels)
 }
 
+// Readiness is the answer of /readyz: Status is ReadyOK, ReadyDegraded (an
+// optional store is down: still served, 200) or ReadyDown (a store the data
+// plane cannot do without is down: 503). Checks maps each store to "ok" or
+// what is wrong with it (no secrets: the caller redacts).
+type Readiness struct {
+	Status string            `json:"status"`
+	Checks map[string]string `json:"checks"`
+}
+
+// Readiness states.
+const (
+	ReadyOK       = "ok"
+	ReadyDegraded = "degraded"
+	ReadyDown     = "down"
+)
+
 func (h *Handler) ready(c *fiber.Ctx) error {
+	r := Readiness{Status: ReadyOK, Checks: map[string]string{}}
 	if h.d.Ready != nil {
-		if err := h.d.Ready(c.UserContext()); err != nil {
-			h.d.Logger.WarnContext(c.UserContext(), "not ready", "err", err)
-			return c.Status(fiber.StatusServiceUnavailable).SendString("not ready")
-		}
+		r = h.d.Ready(c.UserContext())
 	}
-	return c.SendString("ready")
+	if r.Status == ReadyDown {
+		h.d.Logger.WarnContext(c.UserContext(), "not ready", "checks", r.Checks)
+		c.Status(fiber.StatusServiceUnavailable)
+	}
+	return c.JSON(r)
 }
 
 // ErrorHandler renders fiber's own errors (body too large, headers too

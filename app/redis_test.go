@@ -1,0 +1,98 @@
+package app
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/heddle-gw/heddle/internal/tcpgate"
+	"github.com/heddle-gw/heddle/routing/cacheredis"
+)
+
+// testRedisAddr is the real Redis the tests use (host:port).
+func testRedisAddr(t *testing.T) string {
+	t.Helper()
+	url := os.Getenv("HEDDLE_TEST_REDIS_URL")
+	if url == "" {
+		url = "redis://127.0.0.1:6379/0"
+	}
+	opts, err := redis.ParseURL(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return opts.Addr
+}
+
+// waitUntil polls cond for up to 15 s (a hang bound, not a timing claim).
+func waitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(15 * time.Second); !cond(); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+	}
+}
+
+// TestRedisDownFallsBackThenReconnects: Heddle wires Redis while it is
+// unreachable; rate limits and the cache work in process meanwhile, and once
+// Redis answers they go to Redis again.
+func TestRedisDownFallsBackThenReconnects(t *testing.T) {
+	addr := testRedisAddr(t)
+	gate := tcpgate.New(t, addr)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	c := &components{cfg: Config{RedisURL: "redis://" + gate.Addr() + "/0"}, logger: slog.New(slog.DiscardHandler)}
+	if err := c.openRedis(ctx); err != nil {
+		t.Fatalf("openRedis with Redis down: %v", err)
+	}
+	defer c.redis.Close()
+	if c.redisLink.healthy() {
+		t.Fatal("link healthy while the gate refuses")
+	}
+
+	limiter := c.keyLimiter()
+	now := time.Now()
+	for i := range 2 {
+		ok, _, err := limiter.Allow(ctx, "key_fallback", 2, now)
+		if err != nil || !ok {
+			t.Fatalf("in-process Allow %d while Redis is down: %v %v", i, ok, err)
+		}
+	}
+	if ok, _, err := limiter.Allow(ctx, "key_fallback", 2, now); err != nil || ok {
+		t.Fatalf("third Allow within rpm 2 while Redis is down: ok=%v err=%v (want refused, no error)", ok, err)
+	}
+	store := c.cacheStore()
+	key := "opstest:" + strings.ReplaceAll(t.Name(), "/", "_") + now.Format("150405.000000000")
+	if err := store.Set(ctx, key, []byte("local"), 30*time.Second); err != nil {
+		t.Fatalf("cache Set while Redis is down: %v", err)
+	}
+	if v, ok, err := store.Get(ctx, key); err != nil || !ok || string(v) != "local" {
+		t.Fatalf("cache Get while Redis is down: %q %v %v", v, ok, err)
+	}
+
+	gate.Open()
+	waitUntil(t, "the link to come back", c.redisLink.healthy)
+	if err := store.Set(ctx, key, []byte("shared"), 30*time.Second); err != nil {
+		t.Fatalf("cache Set after reconnect: %v", err)
+	}
+	direct := redis.NewClient(&redis.Options{Addr: addr})
+	defer direct.Close()
+	if v, ok, err := cacheredis.New(direct, "heddle:cache:").Get(ctx, key); err != nil || !ok || string(v) != "shared" {
+		t.Fatalf("the entry set after reconnect is not in Redis: %q %v %v", v, ok, err)
+	}
+
+	// Redis goes away again between probes: the first failing command
+	// marks the link down and is answered in process.
+	gate.Shut()
+	if ok, _, err := limiter.Allow(ctx, "key_fallback_2", 5, now); err != nil || !ok {
+		t.Fatalf("Allow when Redis vanished mid-flight: ok=%v err=%v", ok, err)
+	}
+	if c.redisLink.healthy() {
+		t.Fatal("a failed command did not mark the link down")
+	}
+}
