@@ -133,8 +133,9 @@ func wire(ctx context.Context, cfg Config, logger *slog.Logger) (_ *components, 
 		ModelOf: map[llm.Format]dispatch.ModelOfFunc{
 			llm.FormatAnthropic: anthropic.ModelOf, llm.FormatChat: openaichat.ModelOf, llm.FormatResponses: responses.ModelOf,
 		},
-		Sink:   c.tracing.sink(c.attemptSink),
-		Logger: logger.With("component", "dispatch"),
+		Sink:        c.tracing.sink(c.attemptSink),
+		Idempotency: c.idempotency(),
+		Logger:      logger.With("component", "dispatch"),
 	})
 	router, err := routing.DefaultRouter(routing.Config{EmbedTimeout: cfg.EmbedTimeout})
 	if err != nil {
