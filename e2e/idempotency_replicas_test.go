@@ -155,8 +155,15 @@ func TestIdempotencyAcrossReplicas(t *testing.T) {
 		up.release()
 		wantDuplicate409(t, tc.path, dup, tc.anthropic)
 		got := <-owner
-		if got.err != nil || got.status != 200 || !strings.Contains(got.body, "Hello from gpt-5-mini") {
-			t.Errorf("%s: the first stream: %d %v %s", tc.path, got.status, got.err, got.body)
+		if got.err != nil || got.status != 200 {
+			t.Fatalf("%s: the first stream: %d %v %s", tc.path, got.status, got.err, got.body)
+		}
+		text, done := streamedText(t, got.body)
+		if tc.anthropic {
+			text, done = anthropicStreamText(t, got.body), strings.Contains(got.body, "message_stop")
+		}
+		if text != "Hello from gpt-5-mini" || !done {
+			t.Errorf("%s: the first stream: text %q, complete %v: %s", tc.path, text, done, got.body)
 		}
 		if n := up.calls.Load(); n != int64(2+i) {
 			t.Errorf("%s: upstream calls = %d, want %d", tc.path, n, 2+i)
