@@ -50,6 +50,3 @@ func (c *caps) acquire(ctx context.Context, key string) (func(), error) {
 		return nil, ctx.Err()
 	}
 }
-
-// inUse is how many slots of key are taken (for tests and gauges).
-func (c *caps) inUse(key string) int { return len(c.sem(key)) }
