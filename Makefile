@@ -15,9 +15,11 @@ generate: ## regenerate templ components
 fmt: ## format the code
 	gofmt -w $$(git ls-files '*.go')
 
-lint: ## vet, formatting, generated files up to date
+lint: ## vet, formatting, unused code, generated files up to date
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed: $$out"; exit 1; fi
 	$(GO) vet $(PKGS)
+	@# deadcode: functions no main or test reaches (an unwired store, a helper nothing calls). It exits 0, so fail on output.
+	@out=$$($(GO) tool deadcode -test $(PKGS)) || exit 1; if [ -n "$$out" ]; then echo "unused code (go tool deadcode -test):"; echo "$$out"; exit 1; fi
 	@if grep -q 'a-h/templ/cmd/templ' go.mod; then $(GO) tool templ generate >/dev/null && git diff --exit-code -- '*_templ.go' || { echo "templ generate changed files: commit them"; exit 1; }; fi
 
 services: ## start PostgreSQL, Redis and ClickHouse (installing ClickHouse if needed)

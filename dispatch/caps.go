@@ -62,6 +62,3 @@ func (c *caps) report(start time.Time, acquired bool) {
 		c.waited(c.clock.Now().Sub(start), acquired)
 	}
 }
-
-// inUse is how many slots of key are taken (for tests and gauges).
-func (c *caps) inUse(key string) int { return len(c.sem(key)) }

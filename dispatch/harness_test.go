@@ -2,7 +2,6 @@ package dispatch_test
 
 import (
 	"context"
-	"errors"
 	"testing"
 	"time"
 
@@ -202,20 +201,6 @@ func brief(evs []dispatch.AttemptEvent) []string {
 	}
 	return out
 }
-
-// calls returns the upstream models in the order the fake upstreams saw them,
-// as told by the events (each upstream records its own order).
-func (h *harness) calls() []string {
-	var out []string
-	for _, e := range h.sink.Events() {
-		if e.Outcome != dispatch.OutcomeSkipped {
-			out = append(out, e.Target.Upstream)
-		}
-	}
-	return out
-}
-
-func isErr(err, target error) bool { return errors.Is(err, target) }
 
 func openaiProvider() dispatch.Provider { return openai.New(openai.Config{}, nil) }
 

@@ -89,8 +89,3 @@ func Slugify(name string) string {
 	}
 	return s
 }
-
-// validSlug reports whether s is a slug Slugify could produce.
-func validSlug(s string) bool {
-	return s != "" && len(s) <= maxSlugLen && Slugify(s) == s
-}
