@@ -24,7 +24,7 @@ func (s *Store) Summary(ctx context.Context, orgID string, from, to time.Time) (
 		" sum(cost_micros), sum(baseline_micros), sum(savings_micros)," +
 		" quantilesExact(" + levels + ")(latency_ms), quantilesExactIf(" + levels + ")(ttfb_ms, ttfb_ms > 0)," +
 		" countIf(ttfb_ms > 0)" +
-		" FROM requests FINAL" + w.String()
+		" FROM requests" + w.String()
 	var (
 		sum                  analytics.Summary
 		n, errs, hits, nTTFB uint64
@@ -85,7 +85,7 @@ func (s *Store) Breakdown(ctx context.Context, orgID string, from, to time.Time,
 	query := "SELECT " + expr + " AS k, count(), countIf(" + failed + "), countIf(cache_hit = 1), sum(attempts)," +
 		" sum(input_tokens), sum(output_tokens), sum(cost_micros), sum(baseline_micros), sum(savings_micros)," +
 		" avg(latency_ms)" +
-		" FROM requests FINAL" + w.String() + " GROUP BY k"
+		" FROM requests" + w.String() + " GROUP BY k"
 	rows, err := s.conn.Query(ctx, query, w.args...)
 	if err != nil {
 		return nil, fmt.Errorf("clickhouse: breakdown by %s: %w", by, err)
@@ -122,7 +122,7 @@ func (s *Store) Breakdown(ctx context.Context, orgID string, from, to time.Time,
 func (s *Store) failureReasons(ctx context.Context, w *where) ([]analytics.BreakdownRow, error) {
 	w.add("reason != ''")
 	rows, err := s.conn.Query(ctx, "SELECT reason, count(), uniqExact(request_id), sum(cost_micros)"+
-		" FROM attempts FINAL"+w.String()+" GROUP BY reason", w.args...)
+		" FROM attempts"+w.String()+" GROUP BY reason", w.args...)
 	if err != nil {
 		return nil, fmt.Errorf("clickhouse: failure reasons: %w", err)
 	}
