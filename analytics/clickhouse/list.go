@@ -2,6 +2,7 @@ package clickhouse
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -115,22 +116,21 @@ func filterRequests(w *where, f analytics.RequestFilter) {
 
 // A request's rows are written between its arrival and its end; a request id
 // that is a UUIDv7 (every id Heddle issues) carries its arrival time, so the
-// timeline reads only [arrival - timelineBefore, arrival + timelineAfter).
-const (
-	timelineBefore = 10 * time.Minute
-	timelineAfter  = 24 * time.Hour
-)
+// timeline reads [arrival - skew, arrival + span) for each span in turn until
+// it finds the request (the first covers all but very long streams).
+var timelineSpans = []time.Duration{time.Hour, 24 * time.Hour}
 
-// timelineRange bounds a request id's rows in Unix milliseconds; ok is false
-// for an id that carries no time (then the whole organisation is searched).
-func timelineRange(requestID string) (fromMs, toMs int64, ok bool) {
+const timelineSkew = 5 * time.Minute
+
+// requestTime returns the arrival time a UUIDv7 request id carries; ok is
+// false for an id that carries none (then the whole organisation is searched).
+func requestTime(requestID string) (at time.Time, ok bool) {
 	id, err := uuid.Parse(requestID)
 	if err != nil || id.Version() != 7 {
-		return 0, 0, false
+		return time.Time{}, false
 	}
 	sec, nsec := id.Time().UnixTime()
-	at := time.Unix(sec, nsec)
-	return at.Add(-timelineBefore).UnixMilli(), at.Add(timelineAfter).UnixMilli(), true
+	return time.Unix(sec, nsec), true
 }
 
 // Timeline implements analytics.Reader.
@@ -139,11 +139,29 @@ func (s *Store) Timeline(ctx context.Context, orgID, requestID string) (analytic
 		return analytics.RequestTimeline{}, err
 	}
 	orgID, requestID = analytics.CleanText(orgID), analytics.CleanText(requestID)
+	at, bounded := requestTime(requestID)
+	if !bounded {
+		return s.timeline(ctx, orgID, requestID, 0, math.MaxInt64)
+	}
+	var err error
+	for _, span := range timelineSpans {
+		var tl analytics.RequestTimeline
+		from := max(at.Add(-timelineSkew).UnixMilli(), 0)
+		if tl, err = s.timeline(ctx, orgID, requestID, from, at.Add(span).UnixMilli()); err == nil {
+			return tl, nil
+		}
+		if !errors.Is(err, analytics.ErrNotFound) {
+			return tl, err
+		}
+	}
+	return analytics.RequestTimeline{}, err
+}
+
+// timeline reads one request's rows in [fromMs, toMs).
+func (s *Store) timeline(ctx context.Context, orgID, requestID string, fromMs, toMs int64) (analytics.RequestTimeline, error) {
 	w := &where{}
 	w.add("org_id = ?", orgID)
-	if from, to, ok := timelineRange(requestID); ok {
-		w.timeRange(max(from, 0), to)
-	}
+	w.timeRange(fromMs, toMs)
 	w.add("request_id = ?", requestID)
 	var tl analytics.RequestTimeline
 	reqs, err := s.queryRequests(ctx, "SELECT "+requestSelect+" FROM requests"+w.String()+newestFirst+" LIMIT 1",
