@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	ch "github.com/ClickHouse/clickhouse-go/v2"
@@ -18,6 +19,7 @@ type Store struct {
 	conn   driver.Conn
 	limits Limits
 	now    func() time.Time // the explorer's first window ends here
+	rollup *atomic.Int64    // rollupStart once read (0: not yet)
 }
 
 var (
@@ -50,7 +52,9 @@ func Open(ctx context.Context, url string) (*Store, error) {
 }
 
 // New returns a Store over an open connection; it does not migrate.
-func New(conn driver.Conn) *Store { return &Store{conn: conn, limits: DefaultLimits, now: time.Now} }
+func New(conn driver.Conn) *Store {
+	return &Store{conn: conn, limits: DefaultLimits, now: time.Now, rollup: new(atomic.Int64)}
+}
 
 // WithLimits returns a copy of s whose reads carry l instead.
 func (s *Store) WithLimits(l Limits) *Store {
