@@ -151,6 +151,7 @@ func openScale(b *testing.B, db string, rows int64) *clickhouse.Store {
 		b.Fatal(err)
 	}
 	u.Path = "/" + db
+	u.RawQuery = "read_timeout=3600s" // synthesizing 10M rows takes minutes
 	s, err := clickhouse.Open(ctx, u.String())
 	if err != nil {
 		b.Fatal(err)
