@@ -18,6 +18,10 @@ var (
 	// ErrNotFound is returned by Timeline when the organisation has neither a
 	// request row nor attempt rows with that request id.
 	ErrNotFound = errors.New("analytics: not found")
+	// ErrQueryLimit is wrapped by a Reader error when the store stopped a
+	// query at one of its limits (time, rows read, memory): the caller
+	// should narrow the time range or the filter.
+	ErrQueryLimit = errors.New("analytics: query stopped at a limit; narrow the time range or filter")
 	// ErrWriterStarted is returned by Writer.Start when called twice.
 	ErrWriterStarted = errors.New("analytics: writer already started")
 	// ErrWriterClosed is returned by Writer.Start after Close.

@@ -24,15 +24,15 @@ func (s *Store) Summary(ctx context.Context, orgID string, from, to time.Time) (
 		" sum(cost_micros), sum(baseline_micros), sum(savings_micros)," +
 		" quantilesExact(" + levels + ")(latency_ms), quantilesExactIf(" + levels + ")(ttfb_ms, ttfb_ms > 0)," +
 		" countIf(ttfb_ms > 0)" +
-		" FROM requests FINAL" + w.String()
+		" FROM requests" + w.String()
 	var (
 		sum                  analytics.Summary
 		n, errs, hits, nTTFB uint64
 		lat, ttfb            []float64
 	)
-	if err := s.conn.QueryRow(ctx, query, w.args...).Scan(&n, &errs, &hits, &sum.InputTokens, &sum.OutputTokens,
+	if err := s.conn.QueryRow(s.readCtx(ctx), query, w.args...).Scan(&n, &errs, &hits, &sum.InputTokens, &sum.OutputTokens,
 		&sum.CostMicros, &sum.BaselineMicros, &sum.SavingsMicros, &lat, &ttfb, &nTTFB); err != nil {
-		return analytics.Summary{}, fmt.Errorf("clickhouse: summary: %w", err)
+		return analytics.Summary{}, readErr("summary", err)
 	}
 	sum.Requests, sum.Errors, sum.CacheHits = int64(n), int64(errs), int64(hits)
 	if n > 0 && len(lat) == 3 {
@@ -69,62 +69,86 @@ var groupExpr = map[analytics.Dimension]string{
 	analytics.DimRouteKind: "route_kind",
 }
 
-// Breakdown implements analytics.Reader.
+// Breakdown implements analytics.Reader. Dimensions the hourly rollup
+// carries (rollup.go) read it for the whole hours of the range it covers and
+// the raw table for the rest; the others read the raw table.
 func (s *Store) Breakdown(ctx context.Context, orgID string, from, to time.Time, by analytics.Dimension) ([]analytics.BreakdownRow, error) {
-	w, err := scope(orgID, from, to)
-	if err != nil {
+	if _, err := scope(orgID, from, to); err != nil {
 		return nil, err
 	}
 	if by == analytics.DimFailureReason {
+		w, _ := scope(orgID, from, to)
 		return s.failureReasons(ctx, w)
 	}
 	expr, ok := groupExpr[by]
 	if !ok {
 		return nil, fmt.Errorf("%w: %q", analytics.ErrInvalidDimension, by)
 	}
-	query := "SELECT " + expr + " AS k, count(), countIf(" + failed + "), countIf(cache_hit = 1), sum(attempts)," +
-		" sum(input_tokens), sum(output_tokens), sum(cost_micros), sum(baseline_micros), sum(savings_micros)," +
-		" avg(latency_ms)" +
-		" FROM requests FINAL" + w.String() + " GROUP BY k"
-	rows, err := s.conn.Query(ctx, query, w.args...)
+	fromMs, toMs, _ := analytics.RangeMillis(from, to)
+	org := analytics.CleanText(orgID)
+	acc := newGroups()
+	rolled, raw, err := s.split(ctx, fromMs, toMs, by)
 	if err != nil {
-		return nil, fmt.Errorf("clickhouse: breakdown by %s: %w", by, err)
+		return nil, err
 	}
-	defer rows.Close()
-	var out []analytics.BreakdownRow
-	for rows.Next() {
-		var (
-			r             analytics.BreakdownRow
-			n, errs, hits uint64
-		)
-		if err := rows.Scan(&r.Key, &n, &errs, &hits, &r.Attempts, &r.InputTokens, &r.OutputTokens, &r.CostMicros,
-			&r.BaselineMicros, &r.SavingsMicros, &r.LatencyMeanMs); err != nil {
-			return nil, fmt.Errorf("clickhouse: scan breakdown: %w", err)
+	if rolled.ok {
+		if err := s.rollupBreakdown(ctx, org, rolled, rollupExpr[by], acc); err != nil {
+			return nil, err
 		}
-		r.Requests, r.Errors, r.CacheHits = int64(n), int64(errs), int64(hits)
-		if by == analytics.DimDay {
-			d, err := strconv.ParseInt(r.Key, 10, 64)
-			if err != nil {
-				return nil, fmt.Errorf("clickhouse: day key %q: %w", r.Key, err)
-			}
-			r.Key = analytics.DayKey(d)
-		}
-		out = append(out, r)
 	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("clickhouse: read breakdown: %w", err)
+	for _, r := range raw {
+		w := &where{}
+		w.add("org_id = ?", org)
+		w.timeRange(r.from, r.to)
+		if err := s.rawBreakdown(ctx, w, expr, by, acc); err != nil {
+			return nil, err
+		}
+	}
+	out, err := acc.rows(by)
+	if err != nil {
+		return nil, err
 	}
 	analytics.SortBreakdown(out, by)
 	return out, nil
 }
 
+// rawBreakdown adds the raw rows matching w, grouped by expr, to acc.
+func (s *Store) rawBreakdown(ctx context.Context, w *where, expr string, by analytics.Dimension, acc *groups) error {
+	query := "SELECT " + expr + " AS k, count(), countIf(" + failed + "), countIf(cache_hit = 1), sum(attempts)," +
+		" sum(input_tokens), sum(output_tokens), sum(cost_micros), sum(baseline_micros), sum(savings_micros)," +
+		" sum(latency_ms)" +
+		" FROM requests" + w.String() + " GROUP BY k"
+	rows, err := s.conn.Query(s.readCtx(ctx), query, w.args...)
+	if err != nil {
+		return readErr("breakdown by "+string(by), err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var (
+			r             analytics.BreakdownRow
+			n, errs, hits uint64
+			latency       float64
+		)
+		if err := rows.Scan(&r.Key, &n, &errs, &hits, &r.Attempts, &r.InputTokens, &r.OutputTokens, &r.CostMicros,
+			&r.BaselineMicros, &r.SavingsMicros, &latency); err != nil {
+			return fmt.Errorf("clickhouse: scan breakdown: %w", err)
+		}
+		r.Requests, r.Errors, r.CacheHits = int64(n), int64(errs), int64(hits)
+		acc.add(r, latency)
+	}
+	if err := rows.Err(); err != nil {
+		return readErr("read breakdown", err)
+	}
+	return nil
+}
+
 // failureReasons groups the scope's attempts that carry a reason.
 func (s *Store) failureReasons(ctx context.Context, w *where) ([]analytics.BreakdownRow, error) {
 	w.add("reason != ''")
-	rows, err := s.conn.Query(ctx, "SELECT reason, count(), uniqExact(request_id), sum(cost_micros)"+
-		" FROM attempts FINAL"+w.String()+" GROUP BY reason", w.args...)
+	rows, err := s.conn.Query(s.readCtx(ctx), "SELECT reason, count(), uniqExact(request_id), sum(cost_micros)"+
+		" FROM attempts"+w.String()+" GROUP BY reason", w.args...)
 	if err != nil {
-		return nil, fmt.Errorf("clickhouse: failure reasons: %w", err)
+		return nil, readErr("failure reasons", err)
 	}
 	defer rows.Close()
 	var out []analytics.BreakdownRow

@@ -23,23 +23,29 @@ func u8(b bool) uint8 {
 	return 0
 }
 
-// InsertAttempts implements analytics.Store with one PrepareBatch insert.
-// Duplicate EventIDs collapse in the ReplacingMergeTree.
+// InsertAttempts implements analytics.Store with one PrepareBatch insert of
+// the rows whose event id is not stored yet (see dedup.go).
 func (s *Store) InsertAttempts(ctx context.Context, rows []analytics.Attempt) error {
 	if len(rows) == 0 {
 		return nil
 	}
-	for _, a := range rows {
+	clean := make([]analytics.Attempt, len(rows))
+	for i, a := range rows {
 		if err := a.Check(); err != nil {
 			return fmt.Errorf("clickhouse: %w", err)
 		}
+		clean[i] = a.Clean()
+	}
+	keep, err := s.fresh(ctx, "attempts", attemptKeys(clean))
+	if err != nil || len(keep) == 0 {
+		return err
 	}
 	b, err := s.conn.PrepareBatch(ctx, "INSERT INTO attempts ("+attemptColumns+")")
 	if err != nil {
 		return fmt.Errorf("clickhouse: prepare attempts: %w", err)
 	}
-	for _, a := range rows {
-		a = a.Clean()
+	for _, i := range keep {
+		a := clean[i]
 		t := analytics.Millis(a.Time)
 		if err := b.Append(a.EventID, t, t.UnixMilli(), a.OrgID, a.KeyID, a.RequestID, a.OperationID, a.Purpose,
 			a.PolicyID, a.BundleID, a.BundleRevision, int32(a.AttemptIndex), a.Model, a.Provider, a.Upstream,
@@ -50,27 +56,34 @@ func (s *Store) InsertAttempts(ctx context.Context, rows []analytics.Attempt) er
 		}
 	}
 	if err := b.Send(); err != nil {
-		return fmt.Errorf("clickhouse: insert %d attempts: %w", len(rows), err)
+		return fmt.Errorf("clickhouse: insert %d attempts: %w", len(keep), err)
 	}
 	return nil
 }
 
-// InsertRequests implements analytics.Store with one PrepareBatch insert.
+// InsertRequests implements analytics.Store with one PrepareBatch insert of
+// the rows whose event id is not stored yet (see dedup.go).
 func (s *Store) InsertRequests(ctx context.Context, rows []analytics.Request) error {
 	if len(rows) == 0 {
 		return nil
 	}
-	for _, r := range rows {
+	clean := make([]analytics.Request, len(rows))
+	for i, r := range rows {
 		if err := r.Check(); err != nil {
 			return fmt.Errorf("clickhouse: %w", err)
 		}
+		clean[i] = r.Clean()
+	}
+	keep, err := s.fresh(ctx, "requests", requestKeys(clean))
+	if err != nil || len(keep) == 0 {
+		return err
 	}
 	b, err := s.conn.PrepareBatch(ctx, "INSERT INTO requests ("+requestColumns+")")
 	if err != nil {
 		return fmt.Errorf("clickhouse: prepare requests: %w", err)
 	}
-	for _, r := range rows {
-		r = r.Clean()
+	for _, i := range keep {
+		r := clean[i]
 		t := analytics.Millis(r.Time)
 		if err := b.Append(r.EventID, t, t.UnixMilli(), r.RequestID, r.OrgID, r.KeyID, r.User, r.Session, r.Format,
 			r.RequestedModel, r.ServedModel, r.Provider, r.RouteKind, r.Decision, u8(r.CacheHit), u8(r.Stream),
@@ -81,7 +94,7 @@ func (s *Store) InsertRequests(ctx context.Context, rows []analytics.Request) er
 		}
 	}
 	if err := b.Send(); err != nil {
-		return fmt.Errorf("clickhouse: insert %d requests: %w", len(rows), err)
+		return fmt.Errorf("clickhouse: insert %d requests: %w", len(keep), err)
 	}
 	return nil
 }

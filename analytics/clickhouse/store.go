@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync/atomic"
+	"time"
 
 	ch "github.com/ClickHouse/clickhouse-go/v2"
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
@@ -14,7 +16,10 @@ import (
 // Store is the ClickHouse analytics.Store and analytics.Reader. It is safe
 // for concurrent use.
 type Store struct {
-	conn driver.Conn
+	conn   driver.Conn
+	limits Limits
+	now    func() time.Time // the explorer's first window ends here
+	rollup *atomic.Int64    // rollupStart once read (0: not yet)
 }
 
 var (
@@ -47,7 +52,16 @@ func Open(ctx context.Context, url string) (*Store, error) {
 }
 
 // New returns a Store over an open connection; it does not migrate.
-func New(conn driver.Conn) *Store { return &Store{conn: conn} }
+func New(conn driver.Conn) *Store {
+	return &Store{conn: conn, limits: DefaultLimits, now: time.Now, rollup: new(atomic.Int64)}
+}
+
+// WithLimits returns a copy of s whose reads carry l instead.
+func (s *Store) WithLimits(l Limits) *Store {
+	c := *s
+	c.limits = l
+	return &c
+}
 
 // Conn returns the underlying connection (for benchmarks and tests).
 func (s *Store) Conn() driver.Conn { return s.conn }

@@ -1,0 +1,88 @@
+package clickhouse_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/heddle-gw/heddle/analytics"
+)
+
+// TestReplayedRowsMatchFinal replays a third of the rows (whole batches, an
+// overlapping batch and a batch repeating a row) and checks that no duplicate
+// is stored and that every aggregate equals ClickHouse's FINAL answer.
+func TestReplayedRowsMatchFinal(t *testing.T) {
+	s := openFresh(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	t0 := time.Now().Add(-2 * time.Hour).UTC()
+	var reqs []analytics.Request
+	var atts []analytics.Attempt
+	for i := range 3000 {
+		org := fmt.Sprintf("org-%d", i%3)
+		at := t0.Add(time.Duration(i) * 1700 * time.Millisecond)
+		reqs = append(reqs, analytics.Request{EventID: fmt.Sprintf("ev-%05d", i), Time: at, RequestID: fmt.Sprintf("r-%d", i),
+			OrgID: org, KeyID: "k", ServedModel: "m", RouteKind: "explicit", Status: 200, Attempts: 1,
+			CostMicros: int64(10 + i%97), LatencyMs: float64(i % 500)})
+		atts = append(atts, analytics.Attempt{EventID: fmt.Sprintf("at-%05d", i), Time: at, RequestID: fmt.Sprintf("r-%d", i),
+			OrgID: org, OperationID: "op", Outcome: "failed", Reason: "upstream_5xx", Status: 503, CostMicros: int64(i % 7)})
+	}
+	for i := 0; i < len(reqs); i += 500 {
+		if err := s.InsertRequests(ctx, reqs[i:i+500]); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.InsertAttempts(ctx, atts[i:i+500]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	replays := [][2]int{{0, 500}, {250, 900}, {2900, 3000}}
+	for _, r := range replays {
+		if err := s.InsertRequests(ctx, append(reqs[r[0]:r[1]:r[1]], reqs[r[0]])); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.InsertAttempts(ctx, atts[r[0]:r[1]]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, table := range []string{"requests", "attempts"} {
+		var raw, final uint64
+		if err := s.Conn().QueryRow(ctx, "SELECT count() FROM "+table).Scan(&raw); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Conn().QueryRow(ctx, "SELECT count() FROM "+table+" FINAL").Scan(&final); err != nil {
+			t.Fatal(err)
+		}
+		if raw != 3000 || final != 3000 {
+			t.Errorf("%s: %d rows stored, %d after FINAL; want 3000 both", table, raw, final)
+		}
+	}
+	for _, org := range []string{"org-0", "org-1", "org-2"} {
+		sum, err := s.Summary(ctx, org, time.Time{}, time.Time{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var n uint64
+		var cost int64
+		var p50 float64
+		if err := s.Conn().QueryRow(ctx, "SELECT count(), sum(cost_micros), quantileExact(0.5)(latency_ms) FROM requests FINAL WHERE org_id = ?",
+			org).Scan(&n, &cost, &p50); err != nil {
+			t.Fatal(err)
+		}
+		if sum.Requests != int64(n) || sum.CostMicros != cost || sum.LatencyP50 != p50 {
+			t.Errorf("%s summary %d requests, %d micros, p50 %v; FINAL says %d, %d, %v", org, sum.Requests, sum.CostMicros,
+				sum.LatencyP50, n, cost, p50)
+		}
+		fr, err := s.Breakdown(ctx, org, time.Time{}, time.Time{}, analytics.DimFailureReason)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var an uint64
+		if err := s.Conn().QueryRow(ctx, "SELECT count() FROM attempts FINAL WHERE org_id = ? AND reason != ''", org).Scan(&an); err != nil {
+			t.Fatal(err)
+		}
+		if len(fr) != 1 || fr[0].Attempts != int64(an) {
+			t.Errorf("%s failure reasons %+v; FINAL counts %d attempts", org, fr, an)
+		}
+	}
+}
