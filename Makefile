@@ -4,7 +4,7 @@ SHELL := /bin/bash
 GO ?= go
 PKGS := ./...
 
-.PHONY: help generate fmt lint test test-unit test-e2e bench run check services e2e-deps build
+.PHONY: help generate fmt lint test test-unit test-e2e bench bench-scale run check services e2e-deps build
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -47,6 +47,9 @@ bench: ## overhead, routing and translation benchmarks, each printed as a ratio 
 	$(GO) test -run '^$$' -bench 'AddedLatency' -benchtime 3000x ./dispatch/
 	$(GO) test -run '^$$' -bench 'Decide|HugotEmbed' ./routing/...
 	$(GO) test -run '^$$' -bench 'ClaudeCode|Translat|SetModel' -benchtime 200x ./llm/...
+
+bench-scale: ## analytics reads at 10M rows in ClickHouse (synthesized once into HEDDLE_SCALE_DB), median and rows read
+	$(GO) test -run '^$$' -bench Scale -benchtime 1x -v -timeout 60m ./analytics/clickhouse/ | grep -E 'scale_test|^(ok|FAIL)'
 
 run: ## run Heddle on the embedded default
 	$(GO) run .

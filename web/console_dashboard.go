@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/gofiber/fiber/v2"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/heddle-gw/heddle/analytics"
 	"github.com/heddle-gw/heddle/web/views/components"
@@ -26,18 +27,27 @@ func (c *Console) dashboard(ctx *fiber.Ctx) error {
 		Layout: c.layoutFor(ctx, "Dashboard", "dashboard"),
 		Period: "Last " + itoa(c.d.DashboardDays) + " days: " + from.Format(time.DateOnly) + " to now (UTC)",
 	}
-	sum, err := c.d.Reader.Summary(uctx, org, from, to)
-	if err != nil {
+	// The summary and the four breakdowns are independent reads: run them
+	// at once, so the page takes as long as the slowest, not their sum.
+	dims := []analytics.Dimension{analytics.DimDay, analytics.DimModel, analytics.DimRouteKind, analytics.DimFailureReason}
+	found := make([][]analytics.BreakdownRow, len(dims))
+	g, gctx := errgroup.WithContext(uctx)
+	g.Go(func() (err error) {
+		p.Summary, err = c.d.Reader.Summary(gctx, org, from, to)
+		return err
+	})
+	for i, dim := range dims {
+		g.Go(func() (err error) {
+			found[i], err = c.d.Reader.Breakdown(gctx, org, from, to, dim)
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
 		return c.fail(ctx, err)
 	}
-	p.Summary = sum
 	rows := map[analytics.Dimension][]analytics.BreakdownRow{}
-	for _, dim := range []analytics.Dimension{analytics.DimDay, analytics.DimModel, analytics.DimRouteKind, analytics.DimFailureReason} {
-		r, err := c.d.Reader.Breakdown(uctx, org, from, to, dim)
-		if err != nil {
-			return c.fail(ctx, err)
-		}
-		rows[dim] = r
+	for i, dim := range dims {
+		rows[dim] = found[i]
 	}
 	p.Days = fillDays(rows[analytics.DimDay], from, c.d.DashboardDays)
 	p.Models, p.Routes, p.Failures = rows[analytics.DimModel], rows[analytics.DimRouteKind], rows[analytics.DimFailureReason]

@@ -45,6 +45,7 @@ var consoleErrors = []struct {
 	{analytics.ErrNotFound, fiber.StatusNotFound, "No request with that id in this organisation."},
 	{analytics.ErrInvalidCursor, fiber.StatusBadRequest, "That page link is no longer valid; start from the first page."},
 	{analytics.ErrInvalidRange, fiber.StatusBadRequest, "The time range ends before it starts."},
+	{analytics.ErrQueryLimit, fiber.StatusServiceUnavailable, "This view would read too much at once; narrow the time range or add a filter."},
 	{errFormInput, fiber.StatusUnprocessableEntity, "Please correct the field marked below."},
 	{errFormToken, fiber.StatusForbidden, "The form expired; reload the page and try again."},
 	{errCSRF, fiber.StatusForbidden, "Missing or invalid CSRF token; reload the page and try again."},

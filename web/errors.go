@@ -78,6 +78,7 @@ var errorTable = []errorKind{
 	{tenantmodel.ErrUnavailable, fiber.StatusServiceUnavailable, "tenantmodel.unavailable", "the organisation's models cannot be read right now; retry"},
 	{analytics.ErrNotFound, fiber.StatusNotFound, "analytics.not_found", "not found"},
 	{analytics.ErrOrgRequired, fiber.StatusForbidden, "tenancy.no_organisation", "no current organisation"},
+	{analytics.ErrQueryLimit, fiber.StatusServiceUnavailable, "analytics.query_limit", "the query stopped at the analytics store's limits; narrow the time range or filter"},
 	{analytics.ErrPrivacyUnavailable, fiber.StatusServiceUnavailable, "analytics.privacy_unavailable", "privacy settings or stored content cannot be read right now; retry"},
 }
 

@@ -2,11 +2,13 @@ package clickhouse_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"testing"
 	"time"
 
 	"github.com/heddle-gw/heddle/analytics"
+	"github.com/heddle-gw/heddle/analytics/clickhouse"
 )
 
 // TestReplayedRowsMatchFinal replays a third of the rows (whole batches, an
@@ -84,5 +86,28 @@ func TestReplayedRowsMatchFinal(t *testing.T) {
 		if len(fr) != 1 || fr[0].Attempts != int64(an) {
 			t.Errorf("%s failure reasons %+v; FINAL counts %d attempts", org, fr, an)
 		}
+	}
+}
+
+// TestQueryLimit: a read stopped at the Store's row limit wraps
+// analytics.ErrQueryLimit, which the console turns into "narrow the range".
+func TestQueryLimit(t *testing.T) {
+	s := openFresh(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var reqs []analytics.Request
+	for i := range 5000 {
+		reqs = append(reqs, analytics.Request{EventID: fmt.Sprintf("ev-%05d", i), Time: time.Now().Add(-time.Duration(i) * time.Second),
+			RequestID: fmt.Sprintf("r-%d", i), OrgID: "org-a", Status: 200})
+	}
+	if err := s.InsertRequests(ctx, reqs); err != nil {
+		t.Fatal(err)
+	}
+	tight := s.WithLimits(clickhouse.Limits{MaxExecutionSeconds: 10, MaxRowsToRead: 100, MaxMemoryBytes: 1 << 30})
+	if _, err := tight.Summary(ctx, "org-a", time.Time{}, time.Time{}); !errors.Is(err, analytics.ErrQueryLimit) {
+		t.Fatalf("summary over 5000 rows with a 100-row limit: %v, want ErrQueryLimit", err)
+	}
+	if sum, err := s.Summary(ctx, "org-a", time.Time{}, time.Time{}); err != nil || sum.Requests != 5000 {
+		t.Fatalf("default limits: %+v %v", sum, err)
 	}
 }
