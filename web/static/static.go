@@ -10,7 +10,6 @@ import (
 	"embed"
 	"encoding/hex"
 	"io/fs"
-	"sort"
 )
 
 //go:embed htmx.min.js console.css
@@ -73,14 +72,4 @@ func URL(name string) string {
 		return ""
 	}
 	return a.URL()
-}
-
-// Names lists the embedded assets in order.
-func Names() []string {
-	out := make([]string, 0, len(assets))
-	for n := range assets {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
 }
