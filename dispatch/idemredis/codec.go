@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/heddle-gw/heddle/catalog"
 	"github.com/heddle-gw/heddle/dispatch"
 	"github.com/heddle-gw/heddle/llm"
 )
@@ -26,6 +27,10 @@ type storedResult struct {
 	Usage        storedUsage  `json:"usage"`
 	Attempts     int          `json:"attempts,omitempty"`
 	TTFBNanos    int64        `json:"ttfb_ns,omitempty"`
+	// Shared and Interrupted are stored for a faithful round trip; a
+	// replay is marked by the executor whatever was stored.
+	Shared      string `json:"shared,omitempty"`
+	Interrupted string `json:"interrupted,omitempty"`
 }
 
 type storedTarget struct {
@@ -34,6 +39,8 @@ type storedTarget struct {
 	Upstream string `json:"upstream,omitempty"`
 	Format   string `json:"format,omitempty"`
 	BaseURL  string `json:"base_url,omitempty"`
+	// Price is the target's own price (an organisation's model).
+	Price *catalog.Price `json:"price,omitempty"`
 }
 
 type storedUsage struct {
@@ -78,12 +85,17 @@ func encodeResult(res *dispatch.Result) ([]byte, error) {
 			Model: res.Served.Model, Provider: res.Served.Provider, Upstream: res.Served.Upstream,
 			Format: string(res.Served.Format), BaseURL: res.Served.BaseURL,
 		},
+		Shared:       string(res.Shared),
+		Interrupted:  string(res.Interrupted),
 		FallbackUsed: res.FallbackUsed,
 		Committed:    res.Committed,
 		RawBody:      res.RawBody,
 		Usage:        usageOut(res.Usage),
 		Attempts:     res.Attempts,
 		TTFBNanos:    int64(res.TTFB),
+	}
+	if p := res.Served.Price; p != (catalog.Price{}) {
+		s.Served.Price = &p
 	}
 	if r := res.Response; r != nil {
 		s.Response = &storedResp{
@@ -118,6 +130,11 @@ func decodeResult(b []byte) (*dispatch.Result, error) {
 		Usage:        usageIn(s.Usage),
 		Attempts:     s.Attempts,
 		TTFB:         time.Duration(s.TTFBNanos),
+		Shared:       dispatch.Sharing(s.Shared),
+		Interrupted:  dispatch.Reason(s.Interrupted),
+	}
+	if s.Served.Price != nil {
+		res.Served.Price = *s.Served.Price
 	}
 	if r := s.Response; r != nil {
 		res.Response = &llm.Response{

@@ -22,6 +22,8 @@ func fill(v reflect.Value, n *int) {
 		v.SetBool(true)
 	case reflect.Int, reflect.Int64:
 		v.SetInt(int64(*n))
+	case reflect.Float64:
+		v.SetFloat(float64(*n) + 0.5)
 	case reflect.Struct:
 		for i := range v.NumField() {
 			fill(v.Field(i), n)
