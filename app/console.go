@@ -23,7 +23,13 @@ func mountConsole(app *fiber.App, c *components) {
 		Privacy:         c.contents,
 		TenantModels:    c.tenantModels,
 		RoutingSettings: c.orgRouting, RoutingBundles: c.orgRouting, RoutingChanged: c.orgRouters.Invalidate,
-		KnownModel: func(id string) bool { _, err := c.catalog.Lookup(id); return err == nil },
+		// A catalog model, or a name it lacks that passes through (so deny
+		// and allow lists can name one).
+		KnownModel: func(id string) bool {
+			_, err := c.catalog.Lookup(id)
+			_, passes := c.catalog.PassThroughOf(id)
+			return err == nil || passes
+		},
 	})
 	api.Mount(app)
 	web.NewConsole(web.ConsoleDeps{API: api, Reader: c.reader, Logger: c.logger.With("component", "console"),
