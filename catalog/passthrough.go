@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -103,7 +104,7 @@ func (c *Catalog) PassThroughOf(name string) (PassThrough, bool) {
 		}
 		mw := strings.Split(strings.ToLower(m.ID), "-")
 		score := [2]int{0, commonPrefix(words, mw)}
-		if tier != "" && contains(mw, tier) {
+		if tier != "" && slices.Contains(mw, tier) {
 			score[0] = 1
 		}
 		if best == nil || better(score, bestScore) || (score == bestScore && newer(m.ID, best.ID)) {
@@ -132,15 +133,6 @@ func commonPrefix(a, b []string) int {
 		n++
 	}
 	return n
-}
-
-func contains(ws []string, w string) bool {
-	for _, x := range ws {
-		if x == w {
-			return true
-		}
-	}
-	return false
 }
 
 func better(a, b [2]int) bool {
