@@ -19,6 +19,8 @@ type failure struct {
 	retryAfter time.Duration
 	terminal   bool
 	err        error
+	// cause is why a committed stream failed (reason is ReasonCommitted).
+	cause Reason
 }
 
 // classify maps an attempt error to its failure reason. parent is the

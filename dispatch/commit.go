@@ -117,7 +117,7 @@ func (w *walk) stream(actx context.Context, t Target, wd *watchdog, a *attempt) 
 		case llm.EventError:
 			// The upstream's own error event reached the client: that is the
 			// stream's end.
-			a.fail = &failure{reason: ReasonCommitted, err: fmt.Errorf("%w: %s", errUpstreamEvent, ev.ErrCode)}
+			a.fail = &failure{reason: ReasonCommitted, cause: ReasonUpstreamErrorEvent, err: fmt.Errorf("%w: %s", errUpstreamEvent, ev.ErrCode)}
 			return
 		case llm.EventDone:
 			sawDone = true
@@ -143,7 +143,7 @@ func (w *walk) afterCommit(g *gate, a *attempt, f *failure) {
 		ErrMessage: "the upstream stream failed after it had started (" + string(cause) + ")",
 	})
 	_ = w.out.Flush()
-	a.fail = &failure{reason: ReasonCommitted, err: fmt.Errorf("%s: %w", cause, f.err)}
+	a.fail = &failure{reason: ReasonCommitted, cause: cause, err: fmt.Errorf("%s: %w", cause, f.err)}
 }
 
 // drain reads the rest of a finished stream, briefly, so the connection can be

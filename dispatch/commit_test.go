@@ -76,6 +76,8 @@ func TestCommitGate(t *testing.T) {
 		client    []llm.EventType
 		err       error
 		committed bool
+		// interrupted is Result.Interrupted: why a committed stream failed.
+		interrupted dispatch.Reason
 	}{
 		{
 			name:      "held events are written at the first content, in order",
@@ -96,7 +98,7 @@ func TestCommitGate(t *testing.T) {
 			bodies: []string{lines("message_start", "block_start", "text_delta", "error", "text_delta")},
 			events: []string{"a:failed:committed"},
 			client: []llm.EventType{"message_start", "block_start", "text_delta", "error"},
-			err:    dispatch.ErrCommitted, committed: true,
+			err:    dispatch.ErrCommitted, committed: true, interrupted: dispatch.ReasonUpstreamErrorEvent,
 		},
 		{
 			name:      "a well-formed stream without content is released at its end",
@@ -117,7 +119,7 @@ func TestCommitGate(t *testing.T) {
 			bodies: []string{lines("message_start", "block_start", "text_delta")},
 			events: []string{"a:failed:committed"},
 			client: []llm.EventType{"message_start", "block_start", "text_delta", "error"},
-			err:    dispatch.ErrCommitted, committed: true,
+			err:    dispatch.ErrCommitted, committed: true, interrupted: dispatch.ReasonTransport,
 		},
 		{
 			name:      "a client gone after commit aborts without failover",
@@ -147,8 +149,8 @@ func TestCommitGate(t *testing.T) {
 			if got := rec.Types(); !slices.Equal(got, tc.client) {
 				t.Errorf("client got %v, want %v", got, tc.client)
 			}
-			if res.Committed != tc.committed {
-				t.Errorf("committed %v", res.Committed)
+			if res.Committed != tc.committed || res.Interrupted != tc.interrupted {
+				t.Errorf("committed %v interrupted %q, want %v %q", res.Committed, res.Interrupted, tc.committed, tc.interrupted)
 			}
 			if commits, _ := rec.Commits(); len(commits) != 1 {
 				t.Errorf("Commit called %d times", len(commits))

@@ -77,6 +77,9 @@ func (w *walk) failed(t Target, credID string, a *attempt, latency time.Duration
 		w.res.Served = t
 		w.res.Usage = a.usage
 		w.res.TTFB = a.ttfb
+		if a.fail.reason == ReasonCommitted {
+			w.res.Interrupted = a.fail.cause
+		}
 	}
 	w.emit(t, credID, outcome, a.fail.reason, a, latency)
 	level := slog.LevelDebug

@@ -36,9 +36,13 @@ const (
 	ReasonStreamStall           Reason = "stream_stall"
 	ReasonCanceled              Reason = "canceled"
 	ReasonCommitted             Reason = "committed"
-	ReasonCircuitOpen           Reason = "circuit_open"
-	ReasonBudgetExhausted       Reason = "attempt_budget_exhausted"
-	ReasonPrepare               Reason = "prepare"
+	// ReasonUpstreamErrorEvent: the upstream ended a committed stream with
+	// its own error event (only Result.Interrupted carries it; the attempt's
+	// event says ReasonCommitted).
+	ReasonUpstreamErrorEvent Reason = "upstream_error_event"
+	ReasonCircuitOpen        Reason = "circuit_open"
+	ReasonBudgetExhausted    Reason = "attempt_budget_exhausted"
+	ReasonPrepare            Reason = "prepare"
 	// ReasonOverloaded: the binding's concurrency cap stayed full for the
 	// whole bounded wait, so the target was skipped without an upstream call.
 	ReasonOverloaded Reason = "overloaded"

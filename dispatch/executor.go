@@ -101,8 +101,8 @@ func copyMap[K comparable, V any](m map[K]V) map[K]V {
 // other target can fix (auth, bad request); an *ExhaustedError (wrapping
 // ErrAttemptsExhausted and the last failure) when the walk ran out; ctx's
 // error when the caller went away. The Result is non-nil whenever a walk ran,
-// error or not; it is shared with idempotent duplicates and must not be
-// modified.
+// error or not, and must not be modified. An idempotent duplicate gets a copy
+// of the owner's Result with Shared set and no attempts of its own.
 func (e *Executor) Run(ctx context.Context, meta Meta, plan Plan, op *Operation, out StreamWriter) (*Result, error) {
 	if err := check(&plan, op, out); err != nil {
 		return nil, err
@@ -127,8 +127,22 @@ func (e *Executor) Run(ctx context.Context, meta Meta, plan Plan, op *Operation,
 		if errors.Is(claim.Err, context.Canceled) && ctx.Err() == nil {
 			continue
 		}
-		return claim.Result, claim.Err
+		return shared(claim), claim.Err
 	}
+}
+
+// shared is a duplicate's copy of the owner's result, marked as shared: it
+// made no attempt of its own, so nothing of it is billed twice.
+func shared(c Claim) *Result {
+	if c.Result == nil {
+		return nil
+	}
+	res := *c.Result
+	res.Attempts, res.Shared = 0, SharedReplay
+	if c.Joined {
+		res.Shared = SharedJoin
+	}
+	return &res
 }
 
 func check(plan *Plan, op *Operation, out StreamWriter) error {

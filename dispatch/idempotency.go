@@ -32,6 +32,10 @@ type Claim struct {
 	// shared with other callers: read it, never modify it.
 	Result *Result
 	Err    error
+	// Joined says the outcome is that of an operation that was in flight
+	// when Begin was called (Begin waited for it); otherwise a shared
+	// outcome is a stored replay.
+	Joined bool
 	// Finish records the owner's outcome: a successful non-streaming result is
 	// stored for the window, anything else frees the key.
 	Finish func(res *Result, err error)
@@ -101,7 +105,7 @@ func (s *MemoryIdempotency) Begin(ctx context.Context, key, fp string, stream bo
 	}
 	select {
 	case <-f.done:
-		return Claim{Result: f.res, Err: f.err}, nil
+		return Claim{Result: f.res, Err: f.err, Joined: true}, nil
 	case <-ctx.Done():
 		return Claim{}, ctx.Err()
 	}

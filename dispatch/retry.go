@@ -10,13 +10,16 @@ func backoff(base time.Duration, n int, r Rand) time.Duration {
 }
 
 // retryDelay decides whether a failed attempt may be retried on its own target
-// and after how long. n is how many retries this target already had, elapsed
-// the time since the operation started, left the attempts still allowed.
-func (e *Executor) retryDelay(f failure, plan *Plan, n int, elapsed time.Duration, left int) (time.Duration, bool) {
+// and after how long. single reports whether the target is the only one the
+// walk can use (SPEC §7: same-target retries only on a single-target plan);
+// it is asked only for a failure that could be retried. n is how many retries
+// this target already had, elapsed the time since the operation started, left
+// the attempts still allowed.
+func (e *Executor) retryDelay(f failure, single func() bool, n int, elapsed time.Duration, left int) (time.Duration, bool) {
 	if f.terminal || !transient(f.reason) || left <= 0 {
 		return 0, false
 	}
-	if len(plan.Targets) != 1 && !plan.Bound {
+	if !single() {
 		return 0, false
 	}
 	if n >= e.cfg.MaxSameTargetRetries {

@@ -154,7 +154,25 @@ type Result struct {
 	// Attempts is how many attempts were made (skips excluded).
 	Attempts int
 	TTFB     time.Duration
+	// Shared says the answer is another operation's with the same
+	// Idempotency-Key: this operation made no upstream call (Attempts is 0)
+	// and costs nothing; Usage is the shared answer's.
+	Shared Sharing
+	// Interrupted is why a committed stream failed (Committed is set and
+	// Run returned an error wrapping ErrCommitted), "" otherwise.
+	Interrupted Reason
 }
+
+// Sharing says whether and how a Result was shared by idempotency.
+type Sharing string
+
+// Sharings. SharedJoin: the operation waited for an identical one in
+// flight; SharedReplay: it got a stored answer of a finished one.
+const (
+	SharedNone   Sharing = ""
+	SharedJoin   Sharing = "join"
+	SharedReplay Sharing = "replay"
+)
 
 // Committer is an optional ability of a StreamWriter, found by type
 // assertion: the executor calls Commit exactly once, with the target that

@@ -22,6 +22,7 @@ type walk struct {
 	attempts int // real attempts made
 	seq      int // index of the next event
 	skips    map[Reason]bool
+	noCreds  map[string]bool // provider -> the organisation cannot call it
 	last     *failure
 	res      Result
 }
@@ -59,7 +60,13 @@ func (w *walk) run() (*Result, error) {
 	}
 	for i, t := range targets {
 		if w.attempts >= w.max {
-			w.skip(t, "", ReasonBudgetExhausted)
+			// A target already known unusable is reported as such, as it
+			// would have been with attempts left.
+			r := ReasonBudgetExhausted
+			if no, known := w.noCreds[t.Provider]; known && no {
+				r = ReasonProviderNotConfigured
+			}
+			w.skip(t, "", r)
 			continue
 		}
 		w.res.FallbackUsed = i > 0
@@ -143,7 +150,8 @@ func (w *walk) target(t Target) (step, error) {
 		case ReasonTargetMismatch:
 			return stepStop, f.err
 		}
-		if d, ok := e.retryDelay(*f, w.plan, n, e.clock.Now().Sub(w.start), w.max-w.attempts); ok {
+		single := func() bool { return w.sole(t) }
+		if d, ok := e.retryDelay(*f, single, n, e.clock.Now().Sub(w.start), w.max-w.attempts); ok {
 			if err := e.clock.Sleep(w.ctx, d); err != nil {
 				return stepStop, fmt.Errorf("dispatch: retry backoff: %w", err)
 			}
@@ -155,6 +163,42 @@ func (w *walk) target(t Target) (step, error) {
 		// A bound plan walks only its first target, so moving on ends it.
 		return stepNext, nil
 	}
+}
+
+// sole reports whether t is the only target of the plan the organisation
+// can use: a bound or one-target plan, or one whose other targets all name a
+// provider that is not wired or that the organisation has no credential for.
+// Such a plan is single-target for retries; the walk still visits (and
+// reports as skipped) the unusable targets once t is given up.
+func (w *walk) sole(t Target) bool {
+	if w.plan.Bound || len(w.plan.Targets) == 1 {
+		return true
+	}
+	for _, o := range w.plan.Targets {
+		if o.Key() != t.Key() && w.usable(o) {
+			return false
+		}
+	}
+	return true
+}
+
+// usable reports whether the walk could call o: its provider is wired and
+// the organisation has a credential for it. A credential lookup that fails
+// otherwise counts as usable, so no retry is added on a doubt.
+func (w *walk) usable(o Target) bool {
+	if no, ok := w.noCreds[o.Provider]; ok {
+		return !no
+	}
+	no := w.e.providers[o.Provider] == nil && (w.e.provFor == nil || w.e.provFor(o) == nil)
+	if !no {
+		_, err := w.e.creds.Resolve(w.ctx, w.meta.OrgID, o.Provider)
+		no = errors.Is(err, ErrNotConfigured)
+	}
+	if w.noCreds == nil {
+		w.noCreds = make(map[string]bool, 2)
+	}
+	w.noCreds[o.Provider] = no
+	return !no
 }
 
 // exhausted is the error of a walk that ran out of targets or attempts.

@@ -84,6 +84,9 @@ func (s policyStage) decide(ctx context.Context, c Caller, req *llm.Request, org
 		case aliased:
 			return verdict{}, &FieldError{Field: "model", Err: fmt.Errorf("%w: %q (the organisation's alias of %q)", ErrUnknownModel, requested, req.Model)}
 		}
+		if pt, ok := s.catalog.PassThroughOf(requested); ok && !settings.PassthroughOff {
+			return s.passThrough(pt, settings)
+		}
 		return verdict{}, &FieldError{Field: "model", Err: fmt.Errorf("%w: %q", ErrUnknownModel, req.Model)}
 	}
 	if !allowed(model.ID, settings) {
@@ -140,5 +143,29 @@ func (s policyStage) explicitTenant(tm TenantModel, aliased bool, st routing.Org
 		model: tm.Model, baseline: tm.Model, route: RouteExplicit,
 		plan:       dispatch.Plan{Targets: []dispatch.Target{target}, MaxAttempts: s.plans.maxAttempts},
 		provenance: dispatch.Provenance{Purpose: dispatch.PurposeMain, PolicyID: explicitPolicy(aliased)},
+	}}, nil
+}
+
+// passThrough resolves a name the catalog lacks but whose provider is clear
+// (catalog.PassThroughOf; an organisation refuses them with its passthrough
+// setting off): one target on that provider with the upstream id as sent,
+// priced as an estimate by the family's nearest catalog entry, which the
+// record notes as "price:estimated:<catalog id>". The allow and deny lists
+// apply to the name as sent. It is a single-target plan (same-target
+// retries), its own savings baseline, and a route-all key serves it as
+// asked, since the router only chooses catalog models.
+func (s policyStage) passThrough(pt catalog.PassThrough, st routing.OrgSettings) (verdict, error) {
+	if !allowed(pt.Name, st) {
+		return verdict{}, &FieldError{Field: "model", Err: fmt.Errorf("%w: %q", ErrModelNotAllowed, pt.Name)}
+	}
+	m := pt.PricedAs
+	m.ID, m.Aliases, m.Price = pt.Name, nil, pt.Price
+	m.Bindings = []catalog.Binding{{Provider: pt.Provider.Name, Upstream: pt.Upstream}}
+	target := dispatch.Target{Model: pt.Name, Provider: pt.Provider.Name, Upstream: pt.Upstream,
+		Format: pt.Provider.Format, BaseURL: pt.Provider.BaseURL, Price: pt.Price}
+	return verdict{explicit: &resolution{
+		model: m, baseline: m, route: RouteExplicit, estimated: pt.PricedAs.ID,
+		plan:       dispatch.Plan{Targets: []dispatch.Target{target}, MaxAttempts: s.plans.maxAttempts},
+		provenance: dispatch.Provenance{Purpose: dispatch.PurposeMain, PolicyID: "passthrough"},
 	}}, nil
 }

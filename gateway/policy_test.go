@@ -2,9 +2,13 @@ package gateway
 
 import (
 	"context"
+	"errors"
 	"testing"
 
+	"github.com/heddle-gw/heddle/billing"
 	"github.com/heddle-gw/heddle/catalog"
+	"github.com/heddle-gw/heddle/dispatch"
+	"github.com/heddle-gw/heddle/llm"
 	"github.com/heddle-gw/heddle/routing"
 )
 
@@ -39,6 +43,63 @@ func TestPolicyCacheModel(t *testing.T) {
 			}
 			if got := v.cacheModel(); got != tt.want {
 				t.Errorf("cache model %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestPolicyPassThrough: a name the catalog lacks whose provider is clear
+// runs as sent on that provider, as a single-target plan priced by the
+// family's nearest entry and noted as an estimate; the deny list applies to
+// the name as sent, and an organisation with pass-through off gets the
+// unknown-model error as before.
+func TestPolicyPassThrough(t *testing.T) {
+	cat, err := catalog.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	opus, _ := cat.Lookup("claude-opus-4-5")
+	s := policyStage{routers: StaticRouters{}, catalog: cat, plans: planner{catalog: cat, maxAttempts: 3}, tenant: noTenantModels{}, baseline: opus}
+	for _, tt := range []struct {
+		name, model, keyPolicy string
+		settings               routing.OrgSettings
+		wantErr                error
+		wantTarget             dispatch.Target
+		wantSummary            string
+	}{
+		{name: "claude code's default", model: "claude-opus-5-5",
+			wantTarget: dispatch.Target{Model: "claude-opus-5-5", Provider: "anthropic", Upstream: "claude-opus-5-5",
+				Format: llm.FormatAnthropic, BaseURL: "https://api.anthropic.com", Price: opus.Price},
+			wantSummary: "explicit:claude-opus-5-5 price:estimated:claude-opus-4-5"},
+		{name: "a route-all key serves it as asked", model: "claude-opus-5-5", keyPolicy: "route-all",
+			wantTarget: dispatch.Target{Model: "claude-opus-5-5", Provider: "anthropic", Upstream: "claude-opus-5-5",
+				Format: llm.FormatAnthropic, BaseURL: "https://api.anthropic.com", Price: opus.Price},
+			wantSummary: "explicit:claude-opus-5-5 price:estimated:claude-opus-4-5"},
+		{name: "denied as sent", model: "claude-opus-5-5", settings: routing.OrgSettings{Deny: []string{"claude-opus-5-5"}}, wantErr: ErrModelNotAllowed},
+		{name: "not on the allow list", model: "claude-opus-5-5", settings: routing.OrgSettings{Allow: []string{"gpt-5-mini"}}, wantErr: ErrModelNotAllowed},
+		{name: "pass-through off", model: "claude-opus-5-5", settings: routing.OrgSettings{PassthroughOff: true}, wantErr: ErrUnknownModel},
+		{name: "no clear provider", model: "mistral-large", wantErr: ErrUnknownModel},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			v, err := s.decide(context.Background(), Caller{OrgID: "org", Policy: tt.keyPolicy}, userReq(tt.model, "hi"), orgRouting{settings: tt.settings})
+			if tt.wantErr != nil {
+				if !errors.Is(err, tt.wantErr) {
+					t.Fatalf("err %v, want %v", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || v.explicit == nil {
+				t.Fatalf("verdict %+v, err %v", v, err)
+			}
+			r := v.explicit
+			if len(r.plan.Targets) != 1 || r.plan.Targets[0] != tt.wantTarget || r.plan.MaxAttempts != 3 {
+				t.Errorf("plan %+v, want the one target %+v", r.plan, tt.wantTarget)
+			}
+			if got := r.summary(); got != tt.wantSummary || r.route != RouteExplicit || r.provenance.PolicyID != "passthrough" {
+				t.Errorf("summary %q route %q policy %q, want %q", got, r.route, r.provenance.PolicyID, tt.wantSummary)
+			}
+			if got := (Pricer{Catalog: cat}).CostMicros(r.plan.Targets[0], llm.Usage{Input: 1000, Output: 100}); got != int64(billing.Cost(llm.Usage{Input: 1000, Output: 100}, opus.Price)) || got == 0 {
+				t.Errorf("priced at %d micros, want opus 4.5's price", got)
 			}
 		})
 	}

@@ -25,6 +25,20 @@ func (a accountStage) finish(p *pass, _ error) {
 		return
 	}
 	rec.ServedModel, rec.Provider, rec.Fallback = res.Served.Model, res.Served.Provider, res.FallbackUsed
+	if res.Interrupted != "" {
+		// A committed stream that failed: the decision note keeps why (the
+		// error code says that it did, see gateway/httpapi's error table).
+		rec.Decision += " interrupted:" + string(res.Interrupted)
+	}
+	if res.Shared != dispatch.SharedNone {
+		// An idempotent duplicate (a join of the operation in flight or a
+		// replay of its stored answer) made no upstream call: the owner's
+		// turn carries the tokens and the cost, this one is noted as
+		// "idempotent:join" or "idempotent:replay" and costs nothing, so
+		// nothing is settled for it either.
+		rec.Decision += " idempotent:" + string(res.Shared)
+		return
+	}
 	rec.Attempts = res.Attempts
 	rec.TTFBMs = float64(res.TTFB.Microseconds()) / 1000
 	u := res.Usage

@@ -2,6 +2,8 @@ package gateway
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"sync"
@@ -9,6 +11,9 @@ import (
 	"time"
 
 	"github.com/heddle-gw/heddle/analytics"
+	"github.com/heddle-gw/heddle/billing"
+	"github.com/heddle-gw/heddle/catalog"
+	"github.com/heddle-gw/heddle/dispatch"
 	"github.com/heddle-gw/heddle/llm"
 	"github.com/heddle-gw/heddle/routing"
 	"github.com/heddle-gw/heddle/routing/routingtest"
@@ -88,6 +93,92 @@ func TestRecordSession(t *testing.T) {
 			}
 			if !tt.wantPinned && len(pins.keys) != 0 {
 				t.Errorf("a refused turn looked up pins %+v", pins.keys)
+			}
+		})
+	}
+}
+
+// resultExec answers every turn with res (its Served set to the plan's first
+// target) and err, as an idempotent duplicate or an interrupted stream does.
+type resultExec struct {
+	answerExec
+	res dispatch.Result
+	err error
+}
+
+func (e resultExec) Run(_ context.Context, _ dispatch.Meta, plan dispatch.Plan, op *dispatch.Operation, _ dispatch.StreamWriter) (*dispatch.Result, error) {
+	res := e.res
+	res.Served = plan.Targets[0]
+	res.Response = &llm.Response{Model: res.Served.Model, StopReason: llm.StopEnd, Content: []llm.Part{{Type: llm.PartText, Text: "shared"}}}
+	return &res, e.err
+}
+
+// TestAccountMoney: an idempotent join or replay costs nothing on the
+// record and settles nothing (the owner's turn paid), and is noted as
+// such; the owner itself is priced; a committed stream failure keeps its
+// usage and cost and notes why it was interrupted.
+func TestAccountMoney(t *testing.T) {
+	usage := llm.Usage{Input: 1000, Output: 500}
+	interrupted := fmt.Errorf("%w: openai/gpt-5-mini: stream_stall", dispatch.ErrCommitted)
+	for _, tt := range []struct {
+		name         string
+		res          dispatch.Result
+		err          error
+		wantCost     bool // priced at gpt-5-mini's price, tokens recorded and settled
+		wantAttempts int
+		wantNote     string
+		wantStatus   int
+		wantCode     string
+	}{
+		{name: "the owner pays", res: dispatch.Result{Usage: usage, Attempts: 1}, wantCost: true, wantAttempts: 1, wantStatus: 200},
+		{name: "a join costs nothing", res: dispatch.Result{Usage: usage, Shared: dispatch.SharedJoin},
+			wantNote: " idempotent:join", wantStatus: 200},
+		{name: "a replay costs nothing", res: dispatch.Result{Usage: usage, Shared: dispatch.SharedReplay},
+			wantNote: " idempotent:replay", wantStatus: 200},
+		{name: "an interrupted stream is priced and noted", err: interrupted,
+			res:      dispatch.Result{Usage: usage, Attempts: 1, Committed: true, Interrupted: dispatch.ReasonStreamStall},
+			wantCost: true, wantAttempts: 1, wantNote: " interrupted:stream_stall", wantStatus: 200, wantCode: "dispatch.stream_interrupted"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			rows, g := &requestRows{}, &guardCalls{}
+			classify := func(err error) (int, string) {
+				if errors.Is(err, dispatch.ErrCommitted) {
+					return 200, "dispatch.stream_interrupted"
+				}
+				return 500, "internal.error"
+			}
+			s := testService(t, Config{}, Deps{Recorder: rows, Executor: resultExec{res: tt.res, err: tt.err}, Classify: classify}, WithGuard(g))
+			turn := &Turn{RequestID: "req", Received: time.Now(), Format: llm.FormatChat,
+				Body:   []byte(`{"model":"gpt-5-mini","messages":[{"role":"user","content":"charge order 42"}]}`),
+				Header: http.Header{"Idempotency-Key": {"order-42"}}, Caller: Caller{OrgID: "org", KeyID: "key", Scopes: []string{"inference"}}}
+			_ = s.Serve(context.Background(), turn, &captureOutput{})
+			if len(rows.rows) != 1 {
+				t.Fatalf("%d records", len(rows.rows))
+			}
+			r := rows.rows[0]
+			cat, _ := catalog.Default()
+			m, _ := cat.Lookup("gpt-5-mini")
+			price := int64(billing.Cost(usage, catalog.PriceOf(m, m.Bindings[0])))
+			wantCost, wantTokens := int64(0), int64(0)
+			if tt.wantCost {
+				wantCost, wantTokens = price, 1500
+			}
+			if r.CostMicros != wantCost || r.InputTokens+r.OutputTokens != wantTokens || r.Attempts != tt.wantAttempts ||
+				(wantCost == 0 && (r.BaselineMicros != 0 || r.SavingsMicros != 0)) {
+				t.Errorf("record cost %d tokens %d attempts %d baseline %d savings %d, want cost %d tokens %d attempts %d",
+					r.CostMicros, r.InputTokens+r.OutputTokens, r.Attempts, r.BaselineMicros, r.SavingsMicros, wantCost, wantTokens, tt.wantAttempts)
+			}
+			if r.ServedModel != "gpt-5-mini" || r.Decision != "explicit:gpt-5-mini"+tt.wantNote || r.RouteKind != "explicit" {
+				t.Errorf("record served %q route %q decision %q, want note %q", r.ServedModel, r.RouteKind, r.Decision, tt.wantNote)
+			}
+			if r.Status != tt.wantStatus || r.ErrorCode != tt.wantCode || r.Failed() != (tt.wantCode != "") {
+				t.Errorf("record status %d code %q failed %v, want %d %q", r.Status, r.ErrorCode, r.Failed(), tt.wantStatus, tt.wantCode)
+			}
+			if tt.wantCost && (len(g.settled) != 1 || g.settled[0] != price || g.tokens[0] != 1500) {
+				t.Errorf("settled %v tokens %v, want %d for 1500 tokens", g.settled, g.tokens, price)
+			}
+			if !tt.wantCost && len(g.settled) != 0 {
+				t.Errorf("a turn without an upstream call settled %v", g.settled)
 			}
 		})
 	}

@@ -82,10 +82,16 @@ type resolution struct {
 	decision   *routing.Decision
 	eligible   []string      // routed turns: the models the router could choose
 	session    *sessionState // routed turns of a pinned session
+	// estimated is the catalog model whose price estimates a pass-through
+	// turn's cost ("" for a priced model).
+	estimated string
 }
 
 // summary is the short routing decision kept with the request record.
 func (r *resolution) summary() string {
+	if r.decision == nil && r.estimated != "" {
+		return r.route + ":" + r.model.ID + " price:estimated:" + r.estimated
+	}
 	if r.decision == nil {
 		return r.route + ":" + r.model.ID
 	}

@@ -30,6 +30,8 @@ func TestResolveOrgAliases(t *testing.T) {
 		Aliases: map[string]string{"claude-opus-5-5": "claude-opus-4-5", "gpt-5": "auto", "stale": "gone-model", "denied": "gpt-5-nano"},
 		Deny:    []string{"gpt-5-nano"},
 	}
+	noPass := settings
+	noPass.PassthroughOff = true
 	router := &fakeRouter{d: routing.Decision{Model: "gpt-5-mini", Alpha: 0.6, BundleID: "default", BundleRevision: "r1"}}
 	settingsDown := fmt.Errorf("%w: %w: connection refused", routing.ErrUnavailable, routing.ErrSettingsUnavailable)
 	routerDown := fmt.Errorf("%w: %w", routing.ErrUnavailable, routing.ErrNoBundle)
@@ -51,7 +53,10 @@ func TestResolveOrgAliases(t *testing.T) {
 			wantModel: "gpt-5-mini", wantRoute: RouteExplicit, pol: "explicit", wantBase: "gpt-5-mini"},
 		{name: "alias to a model the catalog dropped", src: fakeRouters{router, settings, nil}, model: "stale", wantErr: ErrUnknownModel},
 		{name: "deny list applies to the alias target", src: fakeRouters{router, settings, nil}, model: "denied", wantErr: ErrModelNotAllowed},
-		{name: "unknown without alias", src: fakeRouters{router, settings, nil}, model: "claude-opus-9", wantErr: ErrUnknownModel},
+		{name: "unknown without alias", src: fakeRouters{router, noPass, nil}, model: "claude-opus-9", wantErr: ErrUnknownModel},
+		{name: "unknown without alias or a clear provider", src: fakeRouters{router, settings, nil}, model: "llama-9", wantErr: ErrUnknownModel},
+		{name: "unaliased unknown name of a clear provider passes through", src: fakeRouters{router, settings, nil}, model: "claude-opus-9",
+			wantModel: "claude-opus-9", wantRoute: RouteExplicit, pol: "passthrough", wantBase: "claude-opus-9"},
 		{name: "settings unreadable: explicit fails closed", src: fakeRouters{nil, routing.OrgSettings{}, settingsDown}, model: "gpt-5-mini",
 			wantErr: routing.ErrSettingsUnavailable},
 		{name: "router down, settings known: explicit alias works", src: fakeRouters{nil, settings, routerDown}, model: "claude-opus-5-5",

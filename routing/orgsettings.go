@@ -62,8 +62,12 @@ type OrgSettings struct {
 	// a client that asks for a model the catalog does not list (a newer
 	// Claude Code default, an in-house name) run on one the organisation
 	// chose. An alias is applied before the allow and deny lists.
-	Aliases   map[string]string
-	UpdatedAt time.Time
+	Aliases map[string]string
+	// PassthroughOff refuses model names the catalog lacks (400 unknown
+	// model) instead of passing them through to the provider their name
+	// names (catalog.PassThroughOf); the zero value passes them through.
+	PassthroughOff bool
+	UpdatedAt      time.Time
 }
 
 // Validate checks alpha (a number in [0, 1]), the aliases (validateAliases)

@@ -32,11 +32,15 @@ type routingView struct {
 	CacheBypass bool              `json:"cache_bypass"`
 	BundleID    string            `json:"bundle_id"`
 	Aliases     map[string]string `json:"aliases"`
-	UpdatedAt   *time.Time        `json:"updated_at"`
+	// Passthrough says whether model names the catalog lacks go to the
+	// provider their name names (default true).
+	Passthrough bool       `json:"passthrough"`
+	UpdatedAt   *time.Time `json:"updated_at"`
 }
 
 func viewRouting(s routing.OrgSettings) routingView {
-	v := routingView{Alpha: s.Alpha, Allow: s.Allow, Deny: s.Deny, CacheBypass: s.CacheBypass, BundleID: s.BundleID, Aliases: s.Aliases}
+	v := routingView{Alpha: s.Alpha, Allow: s.Allow, Deny: s.Deny, CacheBypass: s.CacheBypass, BundleID: s.BundleID, Aliases: s.Aliases,
+		Passthrough: !s.PassthroughOff}
 	if v.Aliases == nil {
 		v.Aliases = map[string]string{}
 	}
@@ -63,6 +67,9 @@ type routingRequest struct {
 	// Aliases map requested model names to catalog models or "auto"; names
 	// are matched case-insensitively and stored lower case.
 	Aliases map[string]string `json:"aliases"`
+	// Passthrough false refuses model names the catalog lacks; absent
+	// means true.
+	Passthrough *bool `json:"passthrough"`
 }
 
 // settingsActor resolves the caller of an organisation settings surface:
@@ -122,7 +129,8 @@ func (a *API) putRouting(c *fiber.Ctx) error {
 	if err != nil {
 		return a.fail(c, err)
 	}
-	s := routing.OrgSettings{Alpha: req.Alpha, Allow: req.Allow, Deny: req.Deny, CacheBypass: req.CacheBypass, BundleID: req.BundleID, Aliases: aliases}
+	s := routing.OrgSettings{Alpha: req.Alpha, Allow: req.Allow, Deny: req.Deny, CacheBypass: req.CacheBypass, BundleID: req.BundleID, Aliases: aliases,
+		PassthroughOff: req.Passthrough != nil && !*req.Passthrough}
 	if err := a.saveRouting(c.UserContext(), act, s, "api"); err != nil {
 		return a.fail(c, err)
 	}

@@ -247,7 +247,7 @@ func TestRoutingUploadActivate(t *testing.T) {
 	put := a.mustStatus(a.do("PUT", "/api/v1/routing", map[string]any{
 		"alpha": 0.4, "deny": []string{"claude-haiku-4-5"}, "cache_bypass": true, "bundle_id": id,
 	}), 200).json(t)
-	want := `{"aliases":{},"allow":[],"alpha":0.4,"bundle_id":"` + id + `","cache_bypass":true,"deny":["claude-haiku-4-5"],"updated_at":"2026-11-29T12:00:00Z"}`
+	want := `{"aliases":{},"allow":[],"alpha":0.4,"bundle_id":"` + id + `","cache_bypass":true,"deny":["claude-haiku-4-5"],"passthrough":true,"updated_at":"2026-11-29T12:00:00Z"}`
 	if s := mustJSON(put["settings"]); s != want {
 		t.Fatalf("PUT settings = %s, want %s", s, want)
 	}

@@ -154,6 +154,12 @@ func (c *Console) saveRouting(ctx *fiber.Ctx) error {
 	lp := c.layoutFor(ctx, "Routing", "routing")
 	s, f, err := routingFormInput(ctx, lp.CSRF)
 	if err == nil {
+		// The form has no pass-through field: keep the stored one.
+		var cur routing.OrgSettings
+		if cur, err = c.api.d.RoutingSettings.GetSettings(ctx.UserContext(), act.OrgID); err != nil {
+			return c.fail(ctx, err)
+		}
+		s.PassthroughOff = cur.PassthroughOff
 		err = c.api.saveRouting(ctx.UserContext(), act, s, "console")
 	}
 	status := fiber.StatusOK

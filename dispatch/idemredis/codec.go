@@ -27,6 +27,10 @@ type storedResult struct {
 	Usage        storedUsage  `json:"usage"`
 	Attempts     int          `json:"attempts,omitempty"`
 	TTFBNanos    int64        `json:"ttfb_ns,omitempty"`
+	// Shared and Interrupted are stored for a faithful round trip; a
+	// replay is marked by the executor whatever was stored.
+	Shared      string `json:"shared,omitempty"`
+	Interrupted string `json:"interrupted,omitempty"`
 }
 
 type storedTarget struct {
@@ -35,9 +39,8 @@ type storedTarget struct {
 	Upstream string `json:"upstream,omitempty"`
 	Format   string `json:"format,omitempty"`
 	BaseURL  string `json:"base_url,omitempty"`
-	// Price is the target's own price (an organisation's own model), so a
-	// replayed answer is priced like the original.
-	Price catalog.Price `json:"price"`
+	// Price is the target's own price (an organisation's model).
+	Price *catalog.Price `json:"price,omitempty"`
 }
 
 type storedUsage struct {
@@ -80,14 +83,19 @@ func encodeResult(res *dispatch.Result) ([]byte, error) {
 		V: codecVersion,
 		Served: storedTarget{
 			Model: res.Served.Model, Provider: res.Served.Provider, Upstream: res.Served.Upstream,
-			Format: string(res.Served.Format), BaseURL: res.Served.BaseURL, Price: res.Served.Price,
+			Format: string(res.Served.Format), BaseURL: res.Served.BaseURL,
 		},
+		Shared:       string(res.Shared),
+		Interrupted:  string(res.Interrupted),
 		FallbackUsed: res.FallbackUsed,
 		Committed:    res.Committed,
 		RawBody:      res.RawBody,
 		Usage:        usageOut(res.Usage),
 		Attempts:     res.Attempts,
 		TTFBNanos:    int64(res.TTFB),
+	}
+	if p := res.Served.Price; p != (catalog.Price{}) {
+		s.Served.Price = &p
 	}
 	if r := res.Response; r != nil {
 		s.Response = &storedResp{
@@ -114,7 +122,7 @@ func decodeResult(b []byte) (*dispatch.Result, error) {
 	res := &dispatch.Result{
 		Served: dispatch.Target{
 			Model: s.Served.Model, Provider: s.Served.Provider, Upstream: s.Served.Upstream,
-			Format: llm.Format(s.Served.Format), BaseURL: s.Served.BaseURL, Price: s.Served.Price,
+			Format: llm.Format(s.Served.Format), BaseURL: s.Served.BaseURL,
 		},
 		FallbackUsed: s.FallbackUsed,
 		Committed:    s.Committed,
@@ -122,6 +130,11 @@ func decodeResult(b []byte) (*dispatch.Result, error) {
 		Usage:        usageIn(s.Usage),
 		Attempts:     s.Attempts,
 		TTFB:         time.Duration(s.TTFBNanos),
+		Shared:       dispatch.Sharing(s.Shared),
+		Interrupted:  dispatch.Reason(s.Interrupted),
+	}
+	if s.Served.Price != nil {
+		res.Served.Price = *s.Served.Price
 	}
 	if r := s.Response; r != nil {
 		res.Response = &llm.Response{

@@ -23,7 +23,7 @@ func fill(v reflect.Value, n *int) {
 	case reflect.Int, reflect.Int64:
 		v.SetInt(int64(*n))
 	case reflect.Float64:
-		v.SetFloat(float64(*n) + 0.25)
+		v.SetFloat(float64(*n) + 0.5)
 	case reflect.Struct:
 		for i := range v.NumField() {
 			fill(v.Field(i), n)

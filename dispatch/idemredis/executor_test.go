@@ -96,11 +96,14 @@ func TestExecutorsJoinAcrossReplicas(t *testing.T) {
 	if n := len(r.up.Requests()); n != 1 {
 		t.Fatalf("upstream got %d requests, want 1", n)
 	}
-	if b.res.Response.Content[0].Text != "only once" || b.res.Served != a.res.Served || b.res.Attempts != a.res.Attempts {
+	// The joiner made no attempt of its own (it is not billed again).
+	if b.res.Response.Content[0].Text != "only once" || b.res.Served != a.res.Served || a.res.Attempts != 1 ||
+		b.res.Attempts != 0 || b.res.Shared != dispatch.SharedJoin || a.res.Shared != dispatch.SharedNone {
 		t.Fatalf("joined result %+v, owner's %+v", b.res, a.res)
 	}
 	again := <-r.run(context.Background(), 1, false)
-	if again.err != nil || again.res.Response.Content[0].Text != "only once" || len(r.up.Requests()) != 1 {
+	if again.err != nil || again.res.Response.Content[0].Text != "only once" || len(r.up.Requests()) != 1 ||
+		again.res.Shared != dispatch.SharedReplay || again.res.Attempts != 0 {
 		t.Fatalf("repeat in the window: %v, %+v (%d requests)", again.err, again.res, len(r.up.Requests()))
 	}
 }

@@ -139,6 +139,7 @@ type record struct {
 func (s *Store) Begin(ctx context.Context, key, fp string, stream bool) (dispatch.Claim, error) {
 	rkey := s.redisKey(key)
 	delay := s.pollMin
+	joined := false // the record was seen in flight: a done record is a join
 	for {
 		token, err := newToken()
 		if err != nil {
@@ -159,7 +160,7 @@ func (s *Store) Begin(ctx context.Context, key, fp string, stream bool) (dispatc
 			if err != nil {
 				return dispatch.Claim{}, err
 			}
-			return dispatch.Claim{Result: res}, nil
+			return dispatch.Claim{Result: res, Joined: joined}, nil
 		}
 		if stream || rec.stream {
 			return dispatch.Claim{}, dispatch.ErrDuplicateInFlight
@@ -167,11 +168,12 @@ func (s *Store) Begin(ctx context.Context, key, fp string, stream bool) (dispatc
 		if f := s.localFlight(rkey, rec.owner); f != nil {
 			select {
 			case <-f.done:
-				return dispatch.Claim{Result: f.res, Err: f.err}, nil
+				return dispatch.Claim{Result: f.res, Err: f.err, Joined: true}, nil
 			case <-ctx.Done():
 				return dispatch.Claim{}, ctx.Err()
 			}
 		}
+		joined = true
 		t := time.NewTimer(delay)
 		select {
 		case <-t.C:

@@ -64,6 +64,11 @@ func classify(err error) apiError {
 		return apiError{400, "request.no_binding", "invalid_request_error", "model has no usable provider binding", 0}
 	case errors.Is(err, routing.ErrUnavailable):
 		return apiError{503, "routing.unavailable", "overloaded_error", "the router cannot decide for this request (" + routingCause(err) + "); nothing was sent upstream", 0}
+	case errors.Is(err, dispatch.ErrCommitted):
+		// The client already got 200 and the stream's own error event: the
+		// record keeps the 200 it saw, and the code (the one dispatch names
+		// it by) marks the turn failed for the console's error filters.
+		return apiError{200, "dispatch.stream_interrupted", "api_error", "the upstream stream failed after it had started", 0}
 	case errors.Is(err, dispatch.ErrDuplicateInFlight):
 		return apiError{409, "dispatch.duplicate_in_flight", "invalid_request_error", "a request with this Idempotency-Key is in flight", 0}
 	case errors.Is(err, dispatch.ErrIdempotencyMismatch):

@@ -49,7 +49,9 @@ type settingsRow struct {
 	CacheBypass bool            `gorm:"column:cache_bypass"`
 	BundleID    string          `gorm:"column:bundle_id"`
 	Aliases     string          `gorm:"column:model_aliases"`
-	UpdatedAt   time.Time       `gorm:"column:updated_at;autoUpdateTime:false"`
+	// PassthroughOff is routing.OrgSettings.PassthroughOff.
+	PassthroughOff bool      `gorm:"column:passthrough_off"`
+	UpdatedAt      time.Time `gorm:"column:updated_at;autoUpdateTime:false"`
 }
 
 func (settingsRow) TableName() string { return "org_routing" }
@@ -64,7 +66,7 @@ func (s *Store) GetSettings(ctx context.Context, orgID string) (routing.OrgSetti
 	if err != nil {
 		return routing.OrgSettings{}, fmt.Errorf("orgsql: get settings: %w", err)
 	}
-	out := routing.OrgSettings{CacheBypass: r.CacheBypass, BundleID: r.BundleID, UpdatedAt: r.UpdatedAt.UTC()}
+	out := routing.OrgSettings{CacheBypass: r.CacheBypass, BundleID: r.BundleID, PassthroughOff: r.PassthroughOff, UpdatedAt: r.UpdatedAt.UTC()}
 	if r.Alpha.Valid {
 		a := r.Alpha.Float64
 		out.Alpha = &a
@@ -86,7 +88,7 @@ func (s *Store) PutSettings(ctx context.Context, orgID string, v routing.OrgSett
 	if orgID == "" {
 		return fmt.Errorf("orgsql: put settings: empty organisation id")
 	}
-	r := settingsRow{OrgID: orgID, CacheBypass: v.CacheBypass, BundleID: v.BundleID, UpdatedAt: v.UpdatedAt.UTC()}
+	r := settingsRow{OrgID: orgID, CacheBypass: v.CacheBypass, BundleID: v.BundleID, PassthroughOff: v.PassthroughOff, UpdatedAt: v.UpdatedAt.UTC()}
 	if r.UpdatedAt.IsZero() {
 		r.UpdatedAt = s.now().UTC()
 	}
@@ -105,7 +107,7 @@ func (s *Store) PutSettings(ctx context.Context, orgID string, v routing.OrgSett
 	}
 	err = s.db.WithContext(ctx).Clauses(clause.OnConflict{
 		Columns:   []clause.Column{{Name: "org_id"}},
-		DoUpdates: clause.AssignmentColumns([]string{"alpha", "allow_models", "deny_models", "cache_bypass", "bundle_id", "model_aliases", "updated_at"}),
+		DoUpdates: clause.AssignmentColumns([]string{"alpha", "allow_models", "deny_models", "cache_bypass", "bundle_id", "model_aliases", "passthrough_off", "updated_at"}),
 	}).Create(&r).Error
 	if err != nil {
 		return fmt.Errorf("orgsql: put settings: %w", err)
