@@ -70,20 +70,38 @@ func (c *Catalog) hasProvider(name string) bool {
 	return ok
 }
 
-// PassThroughOf resolves a name the catalog lacks (Lookup fails) by the
+// ModelByUpstream returns the catalog model with a binding on provider
+// whose upstream id is upstream (case-insensitive): "anthropic/<dated id>"
+// or "openrouter/anthropic/<slug>" name a catalog model, not a pass-through.
+func (c *Catalog) ModelByUpstream(provider, upstream string) (Model, bool) {
+	for _, m := range c.models {
+		for _, b := range m.Bindings {
+			if b.Provider == provider && strings.EqualFold(b.Upstream, upstream) {
+				return m, true
+			}
+		}
+	}
+	return Model{}, false
+}
+
+// PassThroughOf resolves a name the catalog lacks (Lookup fails, and it is
+// no catalog model's upstream id on its provider: ModelByUpstream) by the
 // pass-through rule (ProviderOf), priced by the nearest catalog entry with a
 // binding on that provider: one with the same tier word if the name has one
 // (opus, sonnet, haiku, mini, nano, pro, flash, lite, chat, reasoner), then
 // the most leading name parts in common ("gpt-5-codex" shares "gpt-5" with
-// gpt-5), then the newest (the highest version numbers in its id). It
-// returns false when the provider is not clear or has no catalog entry to
-// price by.
+// gpt-5), then, since the price is an estimate that budgets rely on, the
+// dearest (highest output, then input price), then the newest. It returns
+// false when the provider is not clear or has no catalog entry to price by.
 func (c *Catalog) PassThroughOf(name string) (PassThrough, bool) {
 	if _, err := c.Lookup(name); err == nil {
 		return PassThrough{}, false
 	}
 	prov, upstream, ok := c.ProviderOf(name)
 	if !ok {
+		return PassThrough{}, false
+	}
+	if _, known := c.ModelByUpstream(prov, upstream); known {
 		return PassThrough{}, false
 	}
 	words := strings.Split(upstream, "-")
@@ -107,8 +125,9 @@ func (c *Catalog) PassThroughOf(name string) (PassThrough, bool) {
 		if tier != "" && slices.Contains(mw, tier) {
 			score[0] = 1
 		}
-		if best == nil || better(score, bestScore) || (score == bestScore && newer(m.ID, best.ID)) {
-			best, bestScore, bestPrice = m, score, PriceOf(*m, b)
+		price := PriceOf(*m, b)
+		if best == nil || better(score, bestScore) || (score == bestScore && dearer(price, bestPrice, m.ID, best.ID)) {
+			best, bestScore, bestPrice = m, score, price
 		}
 	}
 	if best == nil {
@@ -116,6 +135,18 @@ func (c *Catalog) PassThroughOf(name string) (PassThrough, bool) {
 	}
 	return PassThrough{Name: strings.ToLower(strings.TrimSpace(name)), Provider: c.providers[prov],
 		Upstream: upstream, PricedAs: *best, Price: bestPrice}, true
+}
+
+// dearer orders equally near entries: the higher output price, then input
+// price, then the newer id.
+func dearer(a, b Price, aID, bID string) bool {
+	if a.Output != b.Output {
+		return a.Output > b.Output
+	}
+	if a.Input != b.Input {
+		return a.Input > b.Input
+	}
+	return newer(aID, bID)
 }
 
 func bindingOn(m Model, provider string) (Binding, bool) {

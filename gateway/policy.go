@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/heddle-gw/heddle/catalog"
@@ -75,6 +76,15 @@ func (s policyStage) decide(ctx context.Context, c Caller, req *llm.Request, org
 	}
 	model, err := s.catalog.Lookup(requested)
 	if err != nil {
+		// "<provider>/<its upstream id>" names a catalog model: it gets that
+		// model's policy, never a pass-through around the deny list.
+		if prov, up, ok := s.catalog.ProviderOf(requested); ok {
+			if m, known := s.catalog.ModelByUpstream(prov, up); known {
+				model, err = m, nil
+			}
+		}
+	}
+	if err != nil {
 		tm, found, terr := s.tenantModel(ctx, c.OrgID, requested)
 		switch {
 		case terr != nil:
@@ -85,7 +95,7 @@ func (s policyStage) decide(ctx context.Context, c Caller, req *llm.Request, org
 			return verdict{}, &FieldError{Field: "model", Err: fmt.Errorf("%w: %q (the organisation's alias of %q)", ErrUnknownModel, requested, req.Model)}
 		}
 		if pt, ok := s.catalog.PassThroughOf(requested); ok && !settings.PassthroughOff {
-			return s.passThrough(pt, settings)
+			return s.passThrough(pt, settings, c.Policy == "route-all")
 		}
 		return verdict{}, &FieldError{Field: "model", Err: fmt.Errorf("%w: %q", ErrUnknownModel, req.Model)}
 	}
@@ -151,16 +161,21 @@ func (s policyStage) explicitTenant(tm TenantModel, aliased bool, st routing.Org
 // setting off): one target on that provider with the upstream id as sent,
 // priced as an estimate by the family's nearest catalog entry, which the
 // record notes as "price:estimated:<catalog id>". The allow and deny lists
-// apply to the name as sent. It is a single-target plan (same-target
-// retries), its own savings baseline, and a route-all key serves it as
-// asked, since the router only chooses catalog models.
-func (s policyStage) passThrough(pt catalog.PassThrough, st routing.OrgSettings) (verdict, error) {
-	if !allowed(pt.Name, st) {
+// apply to the name as sent, and a denied catalog model it is priced as
+// denies it too (denying an opus denies an unknown opus). It is a
+// single-target plan (same-target retries) and its own savings baseline;
+// under a route-all key it is the baseline and its catalog model's tier the
+// ceiling, and the router chooses, as for any requested model.
+func (s policyStage) passThrough(pt catalog.PassThrough, st routing.OrgSettings, routeAll bool) (verdict, error) {
+	if !allowed(pt.Name, st) || slices.Contains(st.Deny, pt.PricedAs.ID) {
 		return verdict{}, &FieldError{Field: "model", Err: fmt.Errorf("%w: %q", ErrModelNotAllowed, pt.Name)}
 	}
 	m := pt.PricedAs
 	m.ID, m.Aliases, m.Price = pt.Name, nil, pt.Price
 	m.Bindings = []catalog.Binding{{Provider: pt.Provider.Name, Upstream: pt.Upstream}}
+	if routeAll {
+		return verdict{baseline: m, ceiling: pt.PricedAs.Tier, policy: "route-all"}, nil
+	}
 	target := dispatch.Target{Model: pt.Name, Provider: pt.Provider.Name, Upstream: pt.Upstream,
 		Format: pt.Provider.Format, BaseURL: pt.Provider.BaseURL, Price: pt.Price}
 	return verdict{explicit: &resolution{

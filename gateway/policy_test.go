@@ -71,17 +71,14 @@ func TestPolicyPassThrough(t *testing.T) {
 			wantTarget: dispatch.Target{Model: "claude-opus-5-5", Provider: "anthropic", Upstream: "claude-opus-5-5",
 				Format: llm.FormatAnthropic, BaseURL: "https://api.anthropic.com", Price: opus.Price},
 			wantSummary: "explicit:claude-opus-5-5 price:estimated:claude-opus-4-5"},
-		{name: "a route-all key serves it as asked", model: "claude-opus-5-5", keyPolicy: "route-all",
-			wantTarget: dispatch.Target{Model: "claude-opus-5-5", Provider: "anthropic", Upstream: "claude-opus-5-5",
-				Format: llm.FormatAnthropic, BaseURL: "https://api.anthropic.com", Price: opus.Price},
-			wantSummary: "explicit:claude-opus-5-5 price:estimated:claude-opus-4-5"},
 		{name: "denied as sent", model: "claude-opus-5-5", settings: routing.OrgSettings{Deny: []string{"claude-opus-5-5"}}, wantErr: ErrModelNotAllowed},
+		{name: "denied as the catalog model it is priced as", model: "claude-opus-5-5", settings: routing.OrgSettings{Deny: []string{"claude-opus-4-5"}}, wantErr: ErrModelNotAllowed},
 		{name: "not on the allow list", model: "claude-opus-5-5", settings: routing.OrgSettings{Allow: []string{"gpt-5-mini"}}, wantErr: ErrModelNotAllowed},
 		{name: "pass-through off", model: "claude-opus-5-5", settings: routing.OrgSettings{PassthroughOff: true}, wantErr: ErrUnknownModel},
 		{name: "no clear provider", model: "mistral-large", wantErr: ErrUnknownModel},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			v, err := s.decide(context.Background(), Caller{OrgID: "org", Policy: tt.keyPolicy}, userReq(tt.model, "hi"), orgRouting{settings: tt.settings})
+			v, err := s.decide(context.Background(), Caller{OrgID: "org"}, userReq(tt.model, "hi"), orgRouting{settings: tt.settings})
 			if tt.wantErr != nil {
 				if !errors.Is(err, tt.wantErr) {
 					t.Fatalf("err %v, want %v", err, tt.wantErr)
@@ -102,5 +99,38 @@ func TestPolicyPassThrough(t *testing.T) {
 				t.Errorf("priced at %d micros, want opus 4.5's price", got)
 			}
 		})
+	}
+}
+
+// TestPolicyPassThroughCannotBypassDeny: a denied catalog model named by
+// its upstream id on a provider ("anthropic/<dated id>", "openrouter/...")
+// is that catalog model, so the deny list holds; a route-all key's
+// pass-through name is the router's baseline and ceiling, not an explicit
+// model that skips the router.
+func TestPolicyPassThroughCannotBypassDeny(t *testing.T) {
+	cat, err := catalog.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	opus, err := cat.Lookup("claude-opus-4-5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := policyStage{routers: StaticRouters{}, catalog: cat, plans: planner{catalog: cat, maxAttempts: 3}, tenant: noTenantModels{}, baseline: opus}
+	deny := routing.OrgSettings{Deny: []string{opus.ID}}
+	for _, b := range opus.Bindings {
+		name := b.Provider + "/" + b.Upstream
+		_, err := s.decide(context.Background(), Caller{OrgID: "org"}, userReq(name, "hi"), orgRouting{settings: deny})
+		if !errors.Is(err, ErrModelNotAllowed) {
+			t.Errorf("%s with %s denied: err %v, want ErrModelNotAllowed", name, opus.ID, err)
+		}
+		v, err := s.decide(context.Background(), Caller{OrgID: "org"}, userReq(name, "hi"), orgRouting{})
+		if err != nil || v.explicit == nil || v.explicit.model.ID != opus.ID {
+			t.Errorf("%s: verdict %+v err %v, want the catalog model %s", name, v, err, opus.ID)
+		}
+	}
+	v, err := s.decide(context.Background(), Caller{OrgID: "org", Policy: "route-all"}, userReq("claude-opus-5-5", "hi"), orgRouting{})
+	if err != nil || v.explicit != nil || v.policy != "route-all" || v.baseline.ID != "claude-opus-5-5" || v.ceiling != opus.Tier {
+		t.Errorf("route-all pass-through: verdict %+v err %v, want the router with baseline claude-opus-5-5 and ceiling %d", v, err, opus.Tier)
 	}
 }
