@@ -29,6 +29,8 @@ type Config struct {
 	CatalogFile       string        // HEDDLE_CATALOG_FILE: operator override of the catalog
 	MaxBodyBytes      int           // HEDDLE_MAX_BODY_BYTES: default 20 MiB
 	AllowPrivate      bool          // HEDDLE_ALLOW_PRIVATE_UPSTREAMS: allow loopback/private upstream URLs
+	TrustedProxies    []string      // HEDDLE_TRUSTED_PROXIES: comma-separated IPs/CIDRs of the load balancers
+	ProxyHeader       string        // HEDDLE_PROXY_HEADER: the client-address header they set (default X-Real-IP)
 	ShutdownTimeout   time.Duration // HEDDLE_SHUTDOWN_TIMEOUT: default 30s
 	LogLevel          string        // HEDDLE_LOG_LEVEL: debug, info (default), warn, error
 	CookieSecure      bool          // HEDDLE_COOKIE_SECURE: default true in production
@@ -82,6 +84,8 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		CatalogFile:       r.str("HEDDLE_CATALOG_FILE", ""),
 		MaxBodyBytes:      r.int("HEDDLE_MAX_BODY_BYTES", 20<<20),
 		AllowPrivate:      r.bool("HEDDLE_ALLOW_PRIVATE_UPSTREAMS", false),
+		TrustedProxies:    splitList(r.str("HEDDLE_TRUSTED_PROXIES", "")),
+		ProxyHeader:       r.str("HEDDLE_PROXY_HEADER", "X-Real-IP"),
 		ShutdownTimeout:   r.duration("HEDDLE_SHUTDOWN_TIMEOUT", 30*time.Second),
 		LogLevel:          r.str("HEDDLE_LOG_LEVEL", "info"),
 		FirstByteTimeout:  r.duration("HEDDLE_FIRST_BYTE_TIMEOUT", 30*time.Second),
@@ -140,6 +144,11 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	}
 	if c.DefaultAlpha < 0 || c.DefaultAlpha > 1 {
 		errs = append(errs, fmt.Errorf("HEDDLE_DEFAULT_ALPHA: %v is not within 0..1", c.DefaultAlpha))
+	}
+	for _, p := range c.TrustedProxies {
+		if _, _, err := net.ParseCIDR(p); err != nil && net.ParseIP(p) == nil {
+			errs = append(errs, fmt.Errorf("HEDDLE_TRUSTED_PROXIES: %q is neither an IP address nor a CIDR range", p))
+		}
 	}
 	if c.MasterKeyset != "" && c.MasterKeysetFile != "" {
 		errs = append(errs, errors.New("HEDDLE_MASTER_KEYSET and HEDDLE_MASTER_KEYSET_FILE are both set; choose one"))
@@ -294,4 +303,15 @@ func (r *reader) duration(name string, def time.Duration) time.Duration {
 		return def
 	}
 	return d
+}
+
+// splitList splits a comma-separated list, dropping blanks.
+func splitList(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
 }

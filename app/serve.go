@@ -85,15 +85,7 @@ func newServer(c *components) *fiber.App {
 		Observe: c.tracing.observe(c.metrics.observe),
 		Begin:   c.tracing.begin(),
 	})
-	app := fiber.New(fiber.Config{
-		AppName:               "heddle",
-		BodyLimit:             c.cfg.MaxBodyBytes,
-		DisableStartupMessage: true,
-		ReadTimeout:           2 * time.Minute,
-		IdleTimeout:           2 * time.Minute,
-		ErrorHandler:          edgeErrors(c.adminAPI, data.ErrorHandler),
-		ReadBufferSize:        64 << 10,
-	})
+	app := fiber.New(serverConfig(c.cfg, edgeErrors(c.adminAPI, data.ErrorHandler)))
 	// A panic in a handler becomes a 500 with an error id (logged), never a crash.
 	app.Use(recover.New(recover.Config{EnableStackTrace: true, StackTraceHandler: func(_ *fiber.Ctx, e any) {
 		c.logger.Error("panic in handler", "panic", fmt.Sprint(e), "stack", string(debug.Stack()))
@@ -131,4 +123,26 @@ func displayAddr(addr string) string {
 		return "localhost" + addr
 	}
 	return addr
+}
+
+// serverConfig is the fiber configuration. Behind load balancers
+// (HEDDLE_TRUSTED_PROXIES) the client's address, which login throttling and
+// organisation limits key on, comes from the header they set
+// (HEDDLE_PROXY_HEADER), and only from a connection of theirs; otherwise it
+// is the connection's own address.
+func serverConfig(cfg Config, errs fiber.ErrorHandler) fiber.Config {
+	fc := fiber.Config{
+		AppName:               "heddle",
+		BodyLimit:             cfg.MaxBodyBytes,
+		DisableStartupMessage: true,
+		ReadTimeout:           2 * time.Minute,
+		IdleTimeout:           2 * time.Minute,
+		ErrorHandler:          errs,
+		ReadBufferSize:        64 << 10,
+	}
+	if len(cfg.TrustedProxies) > 0 {
+		fc.ProxyHeader, fc.EnableTrustedProxyCheck, fc.TrustedProxies = cfg.ProxyHeader, true, cfg.TrustedProxies
+		fc.EnableIPValidation = true
+	}
+	return fc
 }
