@@ -24,36 +24,20 @@ type rowKey struct {
 	at         time.Time
 }
 
+// idChunk bounds the event ids one stored-ids query names (client-side
+// binding inlines them; ClickHouse's max_query_size is 256 KiB).
+const idChunk = 2000
+
 // fresh returns the indexes of keys whose event is neither stored in table
-// nor an earlier row of the same batch, in order.
+// nor an earlier row of the same batch, in order. It names the batch's event
+// ids, so what it reads and returns is bounded by the batch, not by the
+// traffic in the batch's time span.
 func (s *Store) fresh(ctx context.Context, table string, keys []rowKey) ([]int, error) {
-	orgs := map[string]struct{}{}
-	lo, hi := keys[0].at, keys[0].at
-	for _, k := range keys {
-		orgs[k.org] = struct{}{}
-		lo, hi = minTime(lo, k.at), maxTime(hi, k.at)
-	}
-	set := make([]any, 0, len(orgs))
-	for o := range orgs {
-		set = append(set, o)
-	}
-	rows, err := s.conn.Query(ctx, "SELECT event_id FROM "+table+
-		" WHERE org_id IN ? AND time >= toDateTime(?) AND time <= toDateTime(?) AND time_ms >= ? AND time_ms <= ?",
-		ch.GroupSet{Value: set}, lo.Unix(), hi.Unix(), lo.UnixMilli(), hi.UnixMilli())
-	if err != nil {
-		return nil, readErr("check stored "+table, err)
-	}
-	defer rows.Close()
 	seen := map[string]struct{}{}
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, readErr("scan stored "+table, err)
+	for start := 0; start < len(keys); start += idChunk {
+		if err := s.stored(ctx, table, keys[start:min(start+idChunk, len(keys))], seen); err != nil {
+			return nil, err
 		}
-		seen[id] = struct{}{}
-	}
-	if err := rows.Err(); err != nil {
-		return nil, readErr("read stored "+table, err)
 	}
 	keep := make([]int, 0, len(keys))
 	for i, k := range keys {
@@ -64,6 +48,40 @@ func (s *Store) fresh(ctx context.Context, table string, keys []rowKey) ([]int, 
 		keep = append(keep, i)
 	}
 	return keep, nil
+}
+
+// stored adds to seen the event ids of keys that table already holds.
+func (s *Store) stored(ctx context.Context, table string, keys []rowKey, seen map[string]struct{}) error {
+	orgs := map[string]struct{}{}
+	ids := make([]any, 0, len(keys))
+	lo, hi := keys[0].at, keys[0].at
+	for _, k := range keys {
+		orgs[k.org] = struct{}{}
+		ids = append(ids, k.event)
+		lo, hi = minTime(lo, k.at), maxTime(hi, k.at)
+	}
+	set := make([]any, 0, len(orgs))
+	for o := range orgs {
+		set = append(set, o)
+	}
+	rows, err := s.conn.Query(ctx, "SELECT event_id FROM "+table+
+		" WHERE org_id IN ? AND time >= toDateTime(?) AND time <= toDateTime(?) AND event_id IN ?",
+		ch.GroupSet{Value: set}, lo.Unix(), hi.Unix(), ch.GroupSet{Value: ids})
+	if err != nil {
+		return readErr("check stored "+table, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return readErr("scan stored "+table, err)
+		}
+		seen[id] = struct{}{}
+	}
+	if err := rows.Err(); err != nil {
+		return readErr("read stored "+table, err)
+	}
+	return nil
 }
 
 func minTime(a, b time.Time) time.Time {
