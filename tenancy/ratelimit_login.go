@@ -1,6 +1,7 @@
 package tenancy
 
 import (
+	"net/netip"
 	"strings"
 	"sync"
 	"time"
@@ -113,6 +114,7 @@ func NewLoginLimiter(cfg LoginLimitConfig) *LoginLimiter {
 // address's rate and backoff and, when email is set, the backoff of the
 // pair (ip, email). It returns a *RateLimitError when the attempt must wait.
 func (l *LoginLimiter) Allow(ip, email string) error {
+	ip = clientKey(ip)
 	if ok, wait := l.ip.Allow(ip); !ok {
 		return &RateLimitError{RetryAfter: wait}
 	}
@@ -132,6 +134,7 @@ func (l *LoginLimiter) Allow(ip, email string) error {
 // Failed records a failed log-in from ip on email (a wrong password or an
 // unknown email).
 func (l *LoginLimiter) Failed(ip, email string) {
+	ip = clientKey(ip)
 	email = normalEmail(email)
 	guarded := false
 	if email != "" {
@@ -160,6 +163,7 @@ func (l *LoginLimiter) Failed(ip, email string) {
 // afresh. The address's own failures stay (a success on one account must
 // not wash out guessing on others).
 func (l *LoginLimiter) Succeeded(ip, email string) {
+	ip = clientKey(ip)
 	l.mu.Lock()
 	delete(l.pairs, ip+"|"+normalEmail(email))
 	l.mu.Unlock()
@@ -168,10 +172,28 @@ func (l *LoginLimiter) Succeeded(ip, email string) {
 // AllowOrg takes a token of ip's organisation-creation budget; it returns a
 // *RateLimitError when that is spent.
 func (l *LoginLimiter) AllowOrg(ip string) error {
+	ip = clientKey(ip)
 	if ok, wait := l.orgs.Allow(ip); !ok {
 		return &RateLimitError{RetryAfter: wait}
 	}
 	return nil
+}
+
+// clientKey is the address a client is counted under: an IPv4 address (an
+// IPv4-mapped IPv6 one unwrapped) as itself, an IPv6 address by its /64,
+// the smallest block one subscriber is given, so rotating addresses inside
+// it buys no fresh budget. Text that is no address is its own key.
+func clientKey(ip string) string {
+	a, err := netip.ParseAddr(ip)
+	if err != nil {
+		return ip
+	}
+	a = a.Unmap().WithZone("")
+	if a.Is4() {
+		return a.String()
+	}
+	p, _ := a.Prefix(64)
+	return p.String()
 }
 
 // backoff is the k-th backoff (k >= 1): Backoff doubled k-1 times, capped.

@@ -186,3 +186,27 @@ func TestLoginLimiterOrgCreation(t *testing.T) {
 		t.Fatalf("not refilled: %v", err)
 	}
 }
+
+// TestLoginLimiterIPv6Block: addresses of one IPv6 /64 share one budget, so
+// an attacker rotating through its block is throttled like one address; an
+// IPv4-mapped address counts as its IPv4 address.
+func TestLoginLimiterIPv6Block(t *testing.T) {
+	l := tenancy.NewLoginLimiter(tenancy.LoginLimitConfig{PerIP: tenancy.Rate{PerMinute: 3, Burst: 3}})
+	for i := range 3 {
+		if err := l.Allow(fmt.Sprintf("2001:db8:1:2::%x", i+1), ""); err != nil {
+			t.Fatalf("attempt %d: %v", i, err)
+		}
+	}
+	if err := l.Allow("2001:db8:1:2:ffff::9", ""); err == nil {
+		t.Error("a fourth address of the same /64 got a fresh budget")
+	}
+	if err := l.Allow("2001:db8:1:3::1", ""); err != nil {
+		t.Errorf("another /64: %v", err)
+	}
+	for range 3 {
+		_ = l.Allow("192.0.2.7", "")
+	}
+	if err := l.Allow("::ffff:192.0.2.7", ""); err == nil {
+		t.Error("the IPv4-mapped form of a spent address got a fresh budget")
+	}
+}
