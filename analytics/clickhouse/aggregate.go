@@ -118,28 +118,7 @@ func (s *Store) rawBreakdown(ctx context.Context, w *where, expr string, by anal
 		" sum(input_tokens), sum(output_tokens), sum(cost_micros), sum(baseline_micros), sum(savings_micros)," +
 		" sum(latency_ms)" +
 		" FROM requests" + w.String() + " GROUP BY k"
-	rows, err := s.conn.Query(s.readCtx(ctx), query, w.args...)
-	if err != nil {
-		return readErr("breakdown by "+string(by), err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var (
-			r             analytics.BreakdownRow
-			n, errs, hits uint64
-			latency       float64
-		)
-		if err := rows.Scan(&r.Key, &n, &errs, &hits, &r.Attempts, &r.InputTokens, &r.OutputTokens, &r.CostMicros,
-			&r.BaselineMicros, &r.SavingsMicros, &latency); err != nil {
-			return fmt.Errorf("clickhouse: scan breakdown: %w", err)
-		}
-		r.Requests, r.Errors, r.CacheHits = int64(n), int64(errs), int64(hits)
-		acc.add(r, latency)
-	}
-	if err := rows.Err(); err != nil {
-		return readErr("read breakdown", err)
-	}
-	return nil
+	return s.addGroups(ctx, query, w.args, "breakdown by "+string(by), acc)
 }
 
 // failureReasons groups the scope's attempts that carry a reason.

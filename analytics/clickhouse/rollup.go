@@ -97,9 +97,16 @@ func (s *Store) rollupBreakdown(ctx context.Context, org string, sp span, expr s
 	query := "SELECT " + expr + " AS k, sum(requests), sum(errors), sum(cache_hits), sum(attempts), sum(input_tokens)," +
 		" sum(output_tokens), sum(cost_micros), sum(baseline_micros), sum(savings_micros), sum(latency_sum)" +
 		" FROM requests_hourly" + w.String() + " GROUP BY k"
-	rows, err := s.conn.Query(s.readCtx(ctx), query, w.args...)
+	return s.addGroups(ctx, query, w.args, "rollup breakdown", acc)
+}
+
+// addGroups runs a grouped query whose columns are the key, the request,
+// error and cache-hit counts, attempts, tokens, money and the latency sum,
+// and adds its rows to acc.
+func (s *Store) addGroups(ctx context.Context, query string, args []any, what string, acc *groups) error {
+	rows, err := s.conn.Query(s.readCtx(ctx), query, args...)
 	if err != nil {
-		return readErr("rollup breakdown", err)
+		return readErr(what, err)
 	}
 	defer rows.Close()
 	for rows.Next() {
@@ -110,13 +117,13 @@ func (s *Store) rollupBreakdown(ctx context.Context, org string, sp span, expr s
 		)
 		if err := rows.Scan(&r.Key, &n, &errs, &hits, &r.Attempts, &r.InputTokens, &r.OutputTokens, &r.CostMicros,
 			&r.BaselineMicros, &r.SavingsMicros, &latency); err != nil {
-			return fmt.Errorf("clickhouse: scan rollup: %w", err)
+			return fmt.Errorf("clickhouse: scan %s: %w", what, err)
 		}
 		r.Requests, r.Errors, r.CacheHits = int64(n), int64(errs), int64(hits)
 		acc.add(r, latency)
 	}
 	if err := rows.Err(); err != nil {
-		return readErr("read rollup", err)
+		return readErr("read "+what, err)
 	}
 	return nil
 }
