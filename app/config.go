@@ -31,6 +31,8 @@ type Config struct {
 	AllowPrivate      bool          // HEDDLE_ALLOW_PRIVATE_UPSTREAMS: allow loopback/private upstream URLs
 	TrustedProxies    []string      // HEDDLE_TRUSTED_PROXIES: comma-separated IPs/CIDRs of the load balancers
 	ProxyHeader       string        // HEDDLE_PROXY_HEADER: the client-address header they set (default X-Real-IP)
+	OrgsPerHour       int           // HEDDLE_ORGS_PER_HOUR: organisations one client address may create per hour (default 10)
+	LoginsPerMinute   int           // HEDDLE_LOGINS_PER_MINUTE: sign-up and log-in attempts per client address per minute (default 30)
 	ShutdownTimeout   time.Duration // HEDDLE_SHUTDOWN_TIMEOUT: default 30s
 	LogLevel          string        // HEDDLE_LOG_LEVEL: debug, info (default), warn, error
 	CookieSecure      bool          // HEDDLE_COOKIE_SECURE: default true in production
@@ -86,6 +88,8 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		AllowPrivate:      r.bool("HEDDLE_ALLOW_PRIVATE_UPSTREAMS", false),
 		TrustedProxies:    splitList(r.str("HEDDLE_TRUSTED_PROXIES", "")),
 		ProxyHeader:       r.str("HEDDLE_PROXY_HEADER", "X-Real-IP"),
+		OrgsPerHour:       r.int("HEDDLE_ORGS_PER_HOUR", 10),
+		LoginsPerMinute:   r.int("HEDDLE_LOGINS_PER_MINUTE", 30),
 		ShutdownTimeout:   r.duration("HEDDLE_SHUTDOWN_TIMEOUT", 30*time.Second),
 		LogLevel:          r.str("HEDDLE_LOG_LEVEL", "info"),
 		FirstByteTimeout:  r.duration("HEDDLE_FIRST_BYTE_TIMEOUT", 30*time.Second),
@@ -144,6 +148,12 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	}
 	if c.DefaultAlpha < 0 || c.DefaultAlpha > 1 {
 		errs = append(errs, fmt.Errorf("HEDDLE_DEFAULT_ALPHA: %v is not within 0..1", c.DefaultAlpha))
+	}
+	if c.LoginsPerMinute < 1 {
+		errs = append(errs, fmt.Errorf("HEDDLE_LOGINS_PER_MINUTE: %d; want at least 1", c.LoginsPerMinute))
+	}
+	if c.OrgsPerHour < 1 {
+		errs = append(errs, fmt.Errorf("HEDDLE_ORGS_PER_HOUR: %d; want at least 1", c.OrgsPerHour))
 	}
 	for _, p := range c.TrustedProxies {
 		if _, _, err := net.ParseCIDR(p); err != nil && net.ParseIP(p) == nil {

@@ -20,17 +20,12 @@ func (c *components) wireWeb() error {
 		Tester: credentialTester{catalog: c.catalog, providers: c.providers, codecs: c.codecs, logger: c.logger,
 			tenant: tenantSource{c.tenantModels}, providerFor: tenantProviderFor(c.hc, c.cfg.AllowPrivate)},
 		RoutingSettings: c.orgRouting, RoutingBundles: c.orgRouting, RoutingChanged: c.orgRouters.Invalidate,
-		// A catalog model, or a name it lacks that passes through (so deny
-		// and allow lists can name one).
-		KnownModel: func(id string) bool {
-			_, err := c.catalog.Lookup(id)
-			_, passes := c.catalog.PassThroughOf(id)
-			return err == nil || passes
-		},
-		Reader:       c.reader,
-		Budgets:      web.BudgetDeps{Settings: c.orgBudgets, Spend: c.budgets},
-		TenantModels: c.tenantModels,
-		Privacy:      c.contents,
+		KnownModel:       func(id string) bool { _, err := c.catalog.Lookup(id); return err == nil },
+		PassThroughModel: func(id string) bool { _, passes := c.catalog.PassThroughOf(id); return passes },
+		Reader:           c.reader,
+		Budgets:          web.BudgetDeps{Settings: c.orgBudgets, Spend: c.budgets},
+		TenantModels:     c.tenantModels,
+		Privacy:          c.contents,
 		Models: func(ctx context.Context, orgID string) ([]catalog.Model, error) {
 			return c.service.ModelsFor(ctx, gateway.Caller{OrgID: orgID})
 		},

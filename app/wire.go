@@ -202,7 +202,10 @@ func (c *components) wireTenancy() error {
 	if c.sessions, err = tenancy.NewSessions(c.store, tenancy.SessionConfig{Secret: secret}); err != nil {
 		return fmt.Errorf("app: sessions: %w", err)
 	}
-	c.limiter = tenancy.NewLoginLimiter(tenancy.LoginLimitConfig{})
+	c.limiter = tenancy.NewLoginLimiter(tenancy.LoginLimitConfig{
+		PerIP:     tenancy.Rate{PerMinute: float64(c.cfg.LoginsPerMinute), Burst: min(10, c.cfg.LoginsPerMinute)},
+		PerIPOrgs: tenancy.Rate{PerMinute: float64(c.cfg.OrgsPerHour) / 60, Burst: c.cfg.OrgsPerHour},
+	})
 	return nil
 }
 

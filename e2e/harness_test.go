@@ -88,6 +88,9 @@ func startHeddle(t *testing.T, env map[string]string, args ...string) *instance 
 		"HEDDLE_DATA_DIR":                in.DataDir,
 		"HEDDLE_ALLOW_PRIVATE_UPSTREAMS": "true",
 		"HEDDLE_SHUTDOWN_TIMEOUT":        "5s",
+		// Every test signs organisations up from 127.0.0.1.
+		"HEDDLE_ORGS_PER_HOUR":     "100000",
+		"HEDDLE_LOGINS_PER_MINUTE": "100000",
 	}
 	for k, v := range env {
 		base[k] = v

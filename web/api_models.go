@@ -165,7 +165,8 @@ func (a *API) deleteModel(c *fiber.Ctx) error {
 }
 
 // knownModel is the routing settings' validation hook for act's
-// organisation: a catalog model or one of its own models. It fails closed
+// organisation: a catalog model, a pass-through name or one of its own
+// models. It fails closed
 // when the organisation's models cannot be read.
 func (a *API) knownModel(ctx context.Context, orgID string) (func(string) bool, error) {
 	set, err := a.d.TenantModels.Org(ctx, orgID)
@@ -173,7 +174,7 @@ func (a *API) knownModel(ctx context.Context, orgID string) (func(string) bool, 
 		return nil, err
 	}
 	return func(id string) bool {
-		if a.d.KnownModel(id) {
+		if a.d.KnownModel(id) || a.d.PassThroughModel(id) {
 			return true
 		}
 		_, _, ok := set.Model(id)

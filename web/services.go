@@ -32,8 +32,13 @@ type Services struct {
 	// settings and trained bundles.
 	RoutingSettings routing.OrgSettingsStore
 	RoutingBundles  routing.OrgBundleStore
-	// KnownModel reports whether a model id is in the catalog.
+	// KnownModel reports whether a model id is in the catalog (what
+	// trained bundles may score).
 	KnownModel func(model string) bool
+	// PassThroughModel reports whether a name the catalog lacks passes
+	// through to a provider (catalog.PassThroughOf), so that allow and deny
+	// lists may name it.
+	PassThroughModel func(model string) bool
 	// RoutingChanged is called with the organisation id after its routing
 	// settings changed (e.g. routing.OrgRouters.Invalidate).
 	RoutingChanged func(orgID string)
@@ -65,7 +70,7 @@ func (s Services) validate() error {
 		{"Accounts", s.Accounts == nil}, {"Members", s.Members == nil}, {"Sessions", s.Sessions == nil},
 		{"Keys", s.Keys == nil}, {"Credentials", s.Credentials == nil}, {"Limiter", s.Limiter == nil},
 		{"Tester", s.Tester == nil}, {"RoutingSettings", s.RoutingSettings == nil},
-		{"RoutingBundles", s.RoutingBundles == nil}, {"KnownModel", s.KnownModel == nil},
+		{"RoutingBundles", s.RoutingBundles == nil}, {"KnownModel", s.KnownModel == nil}, {"PassThroughModel", s.PassThroughModel == nil},
 		{"RoutingChanged", s.RoutingChanged == nil}, {"Reader", s.Reader == nil},
 		{"Budgets.Settings", s.Budgets.Settings == nil}, {"Budgets.Spend", s.Budgets.Spend == nil},
 		{"TenantModels", s.TenantModels == nil}, {"Privacy", s.Privacy == nil}, {"Models", s.Models == nil},

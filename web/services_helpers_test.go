@@ -78,12 +78,13 @@ func newDeps(t *testing.T, store *tenancytest.Memory, logger *slog.Logger, teste
 		Limiter:         tenancy.NewLoginLimiter(tenancy.LoginLimitConfig{PerIP: tenancy.Rate{PerMinute: 1000, Burst: 1000}, PerIPOrgs: tenancy.Rate{PerMinute: 1000, Burst: 1000}}),
 		Tester:          tester,
 		RoutingSettings: sf.routing, RoutingBundles: sf.routing,
-		KnownModel:     func(m string) bool { return slices.Contains(testModels, m) },
-		RoutingChanged: func(org string) { sf.routing.changed = append(sf.routing.changed, org) },
-		Reader:         sf.reader,
-		Budgets:        web.BudgetDeps{Settings: b.settings, Spend: b.spend},
-		TenantModels:   tenantmodel.NewService(tmsql.New(db), creds, cat, tenantmodel.Config{}),
-		Privacy:        analytics.NewContents(anasql.New(db), vault, analytics.ContentsConfig{}),
+		KnownModel:       func(m string) bool { return slices.Contains(testModels, m) },
+		PassThroughModel: func(m string) bool { return m == "claude-opus-5-5" }, // the one pass-through name the tests use
+		RoutingChanged:   func(org string) { sf.routing.changed = append(sf.routing.changed, org) },
+		Reader:           sf.reader,
+		Budgets:          web.BudgetDeps{Settings: b.settings, Spend: b.spend},
+		TenantModels:     tenantmodel.NewService(tmsql.New(db), creds, cat, tenantmodel.Config{}),
+		Privacy:          analytics.NewContents(anasql.New(db), vault, analytics.ContentsConfig{}),
 		Models: func(context.Context, string) ([]catalog.Model, error) {
 			return cat.Models()[:2], nil
 		},
