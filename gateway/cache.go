@@ -113,7 +113,7 @@ func (s cacheStage) serve(p *pass, e routing.Entry, hit routing.Hit) error {
 
 // follow stores an answer served upstream in the background; a slow or
 // failing cache store never delays nor fails the request.
-func (s cacheStage) follow(p *pass) {
+func (s cacheStage) follow(ctx context.Context, p *pass) {
 	if p.answered || p.response == nil || p.result == nil {
 		return
 	}
@@ -123,7 +123,7 @@ func (s cacheStage) follow(p *pass) {
 		in.Body = append([]byte(nil), p.body...)
 	}
 	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
 		if _, err := s.cache.Store(ctx, in); err != nil {
 			s.logger.WarnContext(ctx, "cache store failed", "err", err)

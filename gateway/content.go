@@ -41,7 +41,7 @@ func (s contentStage) run(ctx context.Context, p *pass) error {
 // follow stores an opted-in turn's request and answer, at most maxKeeping
 // at a time; it never delays nor fails the request, and its log lines carry
 // ids only.
-func (s contentStage) follow(p *pass) {
+func (s contentStage) follow(ctx context.Context, p *pass) {
 	if !p.keep || p.req == nil || p.response == nil {
 		return
 	}
@@ -57,7 +57,7 @@ func (s contentStage) follow(p *pass) {
 	}
 	go func() {
 		defer func() { <-s.keeping }()
-		ctx, cancel := context.WithTimeout(context.Background(), keepTimeout)
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), keepTimeout)
 		defer cancel()
 		if err := s.keeper.Keep(ctx, c); err != nil {
 			s.logger.WarnContext(ctx, "request content not stored", "request_id", c.RequestID, "org_id", c.OrgID, "err", err)

@@ -177,7 +177,7 @@ func TestKeepContentBounded(t *testing.T) {
 	}
 	begin := time.Now()
 	for i := range maxKeeping + 10 {
-		s.follow(&pass{t: turn(i), keep: true, req: req, response: resp})
+		s.follow(context.Background(), &pass{t: turn(i), keep: true, req: req, response: resp})
 	}
 	if d := time.Since(begin); d > 2*time.Second {
 		t.Fatalf("handing over %d turns took %v: it waited on the store", maxKeeping+10, d)
@@ -204,6 +204,6 @@ func TestKeepContentBounded(t *testing.T) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	s.follow(&pass{t: turn(0), keep: true, req: req, response: resp})
+	s.follow(context.Background(), &pass{t: turn(0), keep: true, req: req, response: resp})
 	<-k.started
 }

@@ -18,9 +18,10 @@ type stage interface {
 
 // follower is a stage with work once the turn was answered without error
 // (a cache store, a pin update, a content store). It must not block: its
-// I/O runs in the background with its own timeout.
+// I/O runs in the background on the turn's context without its
+// cancellation (traces and log fields stay) and with its own timeout.
 type follower interface {
-	follow(p *pass)
+	follow(ctx context.Context, p *pass)
 }
 
 // finisher runs for every turn, answered or failed, in order: account,

@@ -170,7 +170,7 @@ func (s *Service) serve(ctx context.Context, p *pass) error {
 		}
 	}
 	for _, f := range s.after {
-		f.follow(p)
+		f.follow(ctx, p)
 	}
 	return nil
 }

@@ -62,7 +62,7 @@ func (s pinStage) run(ctx context.Context, p *pass) error {
 
 // follow records the served turn on the session's pin, in the background:
 // a slow pin store never delays the answer.
-func (s pinStage) follow(p *pass) {
+func (s pinStage) follow(ctx context.Context, p *pass) {
 	st := p.res.sessionOrNil()
 	if st == nil || p.result == nil {
 		return
@@ -70,7 +70,7 @@ func (s pinStage) follow(p *pass) {
 	u := p.result.Usage
 	next := st.pin.Advance(p.result.Served.Model, u.Input+u.CacheRead+u.CacheWrite, time.Now())
 	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
 		if err := s.pins.Put(ctx, st.key, next, 0); err != nil {
 			s.logger.WarnContext(ctx, "pin update failed", "err", err)

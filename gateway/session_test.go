@@ -78,7 +78,7 @@ func TestPinStage(t *testing.T) {
 				t.Fatalf("an explicit turn has a pinned session %+v", p.res.session)
 			}
 			p.result = &dispatch.Result{Served: p.res.plan.Targets[0], Usage: llm.Usage{Input: 100}}
-			st.follow(p)
+			st.follow(context.Background(), p)
 			deadline := time.Now().Add(5 * time.Second)
 			for {
 				pin, ok, err := store.Get(context.Background(), key)
