@@ -3,6 +3,7 @@ package admission_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	billingsql "github.com/heddle-gw/heddle/billing/sqlstore"
 	"github.com/heddle-gw/heddle/gateway"
 	"github.com/heddle-gw/heddle/internal/testdb"
+	"github.com/heddle-gw/heddle/internal/testwait"
 	"github.com/heddle-gw/heddle/tenancy"
 )
 
@@ -121,10 +123,8 @@ func waitSpent(t *testing.T, s *billingsql.Store, scope string, now time.Time, w
 		start = billing.Month.Start(now)
 	}
 	var got int64
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if got, _ = s.Spent(context.Background(), scope, start); got == want {
-			return
-		}
-	}
-	t.Fatalf("%s spent %d, want %d", scope, got, want)
+	testwait.Until(t, 5*time.Second, fmt.Sprintf("%s spent %d", scope, want), func() bool {
+		got, _ = s.Spent(context.Background(), scope, start)
+		return got == want
+	})
 }

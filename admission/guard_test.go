@@ -16,6 +16,7 @@ import (
 	"github.com/heddle-gw/heddle/billing"
 	"github.com/heddle-gw/heddle/billing/billingtest"
 	"github.com/heddle-gw/heddle/gateway"
+	"github.com/heddle-gw/heddle/internal/testwait"
 	"github.com/heddle-gw/heddle/tenancy"
 	"github.com/heddle-gw/heddle/tenancy/ratelimitredis"
 )
@@ -238,11 +239,10 @@ func TestSettle(t *testing.T) {
 	// 110 tokens settled against a TPM of 100: the next turn this minute
 	// waits for the window (the count is written in the background).
 	var err error
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-		if err = e.guard.Admit(ctx, c, now); err != nil {
-			break
-		}
-	}
+	testwait.Until(t, 5*time.Second, "the background token count to refuse the next turn", func() bool {
+		err = e.guard.Admit(ctx, c, now)
+		return err != nil
+	})
 	if !errors.Is(err, tenancy.ErrRateLimited) {
 		t.Fatalf("after 110 tokens of 100: %v", err)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/heddle-gw/heddle/analytics"
 	"github.com/heddle-gw/heddle/analytics/analyticstest"
+	"github.com/heddle-gw/heddle/internal/testwait"
 )
 
 // slowRetryConfig makes the inserter's backoff an hour long, so only Retry or
@@ -24,7 +25,7 @@ func TestWriterUnavailableStoreSpillsAtOnceAndRetryReplays(t *testing.T) {
 	w := start(t, store, slowRetryConfig(dir))
 
 	a, r := feed(w, 0, 10)
-	waitFor(t, "rows spilled after one failure", func() bool {
+	testwait.Until(t, 10*time.Second, "rows spilled after one failure", func() bool {
 		s := w.Stats()
 		return s.Segments > 0 && s.Queued == 0
 	})
@@ -34,7 +35,7 @@ func TestWriterUnavailableStoreSpillsAtOnceAndRetryReplays(t *testing.T) {
 
 	store.FailWith(nil)
 	w.Retry()
-	waitFor(t, "replay after Retry", func() bool { return w.Stats().Segments == 0 })
+	testwait.Until(t, 10*time.Second, "replay after Retry", func() bool { return w.Stats().Segments == 0 })
 	closeWriter(t, w, 5*time.Second)
 	assertDelivered(t, store, a, r)
 	if s := w.Stats(); s.Inserted != 20 || s.SpilledBytes != 0 {
@@ -48,10 +49,10 @@ func TestWriterRetryCutsBackoffShort(t *testing.T) {
 	w := start(t, store, slowRetryConfig(t.TempDir()))
 
 	a, r := feed(w, 0, 10)
-	waitFor(t, "first failed insert", func() bool { return w.Stats().Failures == 1 })
+	testwait.Until(t, 10*time.Second, "first failed insert", func() bool { return w.Stats().Failures == 1 })
 	store.FailWith(nil)
 	w.Retry()
-	waitFor(t, "insert after Retry", func() bool { return w.Stats().Inserted == 20 })
+	testwait.Until(t, 10*time.Second, "insert after Retry", func() bool { return w.Stats().Inserted == 20 })
 	closeWriter(t, w, 5*time.Second)
 	assertDelivered(t, store, a, r)
 	if s := w.Stats(); s.Segments != 0 || s.Dropped != 0 {

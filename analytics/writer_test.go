@@ -12,6 +12,7 @@ import (
 
 	"github.com/heddle-gw/heddle/analytics"
 	"github.com/heddle-gw/heddle/analytics/analyticstest"
+	"github.com/heddle-gw/heddle/internal/testwait"
 )
 
 var errDown = errors.New("store down")
@@ -55,19 +56,6 @@ func requestIDs(s *analyticstest.Store) []string {
 		ids = append(ids, r.EventID)
 	}
 	return ids
-}
-
-// waitFor polls cond; it fails the test if cond stays false for 10 s (a
-// hang, not a performance bound).
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
 }
 
 func start(t *testing.T, store analytics.Store, cfg analytics.WriterConfig) *analytics.Writer {
@@ -137,12 +125,12 @@ func TestWriterFailingStoreSpillsThenReplaysInOrder(t *testing.T) {
 	w := start(t, store, fastConfig(dir))
 
 	a1, r1 := feed(w, 0, 300)
-	waitFor(t, "rows spilled", func() bool {
+	testwait.Until(t, 10*time.Second, "rows spilled", func() bool {
 		s := w.Stats()
 		return s.Segments > 0 && s.Queued == 0 && s.SpilledBytes > 0
 	})
 	a2, r2 := feed(w, 300, 300)
-	waitFor(t, "second round spilled", func() bool { return w.Stats().Queued == 0 })
+	testwait.Until(t, 10*time.Second, "second round spilled", func() bool { return w.Stats().Queued == 0 })
 	if s := w.Stats(); s.Failures == 0 || s.Inserted != 0 || s.Dropped != 0 {
 		t.Fatalf("while down: %+v", s)
 	}
@@ -151,7 +139,7 @@ func TestWriterFailingStoreSpillsThenReplaysInOrder(t *testing.T) {
 	}
 
 	store.FailWith(nil)
-	waitFor(t, "replay", func() bool { return w.Stats().Segments == 0 })
+	testwait.Until(t, 10*time.Second, "replay", func() bool { return w.Stats().Segments == 0 })
 	a3, r3 := feed(w, 600, 100)
 	closeWriter(t, w, 5*time.Second)
 
@@ -187,7 +175,7 @@ func TestWriterBlockedStoreNeverBlocksRecord(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("Record* blocked behind a blocked store")
 	}
-	waitFor(t, "rows spilled", func() bool { return w.Stats().Queued <= 100 && w.Stats().Segments > 0 })
+	testwait.Until(t, 10*time.Second, "rows spilled", func() bool { return w.Stats().Queued <= 100 && w.Stats().Segments > 0 })
 	if s := w.Stats(); s.Dropped != 0 || s.Inserted != 0 {
 		t.Fatalf("while blocked: %+v", s)
 	}
@@ -213,7 +201,7 @@ func TestWriterWithoutSpillDropsAndCountsWhenFull(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("Record* blocked")
 	}
-	waitFor(t, "queue drained into drops", func() bool { return w.Stats().Queued <= 150 })
+	testwait.Until(t, 10*time.Second, "queue drained into drops", func() bool { return w.Stats().Queued <= 150 })
 	store.Unblock()
 	closeWriter(t, w, 10*time.Second)
 
@@ -294,7 +282,7 @@ func TestWriterSpillFullDropsAndCounts(t *testing.T) {
 	cfg.MaxSpillBytes = 4096
 	w := start(t, store, cfg)
 	feed(w, 0, 500)
-	waitFor(t, "drops", func() bool { s := w.Stats(); return s.Dropped > 0 && s.Queued <= 100 })
+	testwait.Until(t, 10*time.Second, "drops", func() bool { s := w.Stats(); return s.Dropped > 0 && s.Queued <= 100 })
 	s := w.Stats()
 	if s.SpilledBytes > 4096 {
 		t.Errorf("spill grew past its bound: %+v", s)

@@ -4,10 +4,12 @@ import (
 	"context"
 	"log/slog"
 	"testing"
+	"time"
 
 	"github.com/heddle-gw/heddle/gateway/httpapi"
 	"github.com/heddle-gw/heddle/internal/tcpgate"
 	"github.com/heddle-gw/heddle/internal/testdb"
+	"github.com/heddle-gw/heddle/internal/testwait"
 )
 
 // TestReadinessNamesTheDegradedStore: ClickHouse and Redis down degrade the
@@ -43,7 +45,7 @@ func TestReadinessNamesTheDegradedStore(t *testing.T) {
 	}
 	want(httpapi.ReadyDegraded, map[string]string{"database": "ok", "clickhouse": "unavailable", "redis": "unavailable"})
 	redisGate.Open()
-	waitUntil(t, "redis healthy", c.redisLink.healthy)
+	testwait.Until(t, 15*time.Second, "redis healthy", c.redisLink.healthy)
 	want(httpapi.ReadyDegraded, map[string]string{"database": "ok", "clickhouse": "unavailable", "redis": "ok"})
 
 	sqlDB, err := d.DB.DB()

@@ -11,6 +11,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/heddle-gw/heddle/internal/tcpgate"
+	"github.com/heddle-gw/heddle/internal/testwait"
 	"github.com/heddle-gw/heddle/routing/cacheredis"
 )
 
@@ -26,16 +27,6 @@ func testRedisAddr(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return opts.Addr
-}
-
-// waitUntil polls cond for up to 15 s (a hang bound, not a timing claim).
-func waitUntil(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(15 * time.Second); !cond(); time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-	}
 }
 
 // TestRedisDownFallsBackThenReconnects: Heddle wires Redis while it is
@@ -76,7 +67,7 @@ func TestRedisDownFallsBackThenReconnects(t *testing.T) {
 	}
 
 	gate.Open()
-	waitUntil(t, "the link to come back", c.redisLink.healthy)
+	testwait.Until(t, 15*time.Second, "the link to come back", c.redisLink.healthy)
 	if err := store.Set(ctx, key, []byte("shared"), 30*time.Second); err != nil {
 		t.Fatalf("cache Set after reconnect: %v", err)
 	}

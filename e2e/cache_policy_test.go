@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/heddle-gw/heddle/dispatch/dispatchtest"
+	"github.com/heddle-gw/heddle/internal/testwait"
 )
 
 // TestCachePolicyDeny: an answer in the response cache never outlives the
@@ -27,20 +28,13 @@ func TestCachePolicyDeny(t *testing.T) {
 	// the background after the first answer).
 	cached := func(model string) {
 		t.Helper()
-		deadline := time.Now().Add(10 * time.Second)
-		for {
+		testwait.Until(t, 10*time.Second, "the answer of "+model+" served from the cache", func() bool {
 			resp, body := ask(model)
 			if resp.StatusCode != 200 {
 				t.Fatalf("repeat of %s: %d %s", model, resp.StatusCode, body)
 			}
-			if resp.Header.Get("x-heddle-route") == "cache" {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("the answer of %s was never served from the cache", model)
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
+			return resp.Header.Get("x-heddle-route") == "cache"
+		})
 	}
 
 	cached("gpt-5-mini")

@@ -11,6 +11,7 @@ import (
 
 	"github.com/heddle-gw/heddle/dispatch/dispatchtest"
 	"github.com/heddle-gw/heddle/internal/tcpgate"
+	"github.com/heddle-gw/heddle/internal/testwait"
 )
 
 // readyz is the /readyz answer.
@@ -68,12 +69,12 @@ func TestDegradedStartClickHouseAndRedisDown(t *testing.T) {
 		t.Fatalf("request ids: %v", ids)
 	}
 	// The rows are on disk, not lost: the spill grows while ClickHouse is away.
-	waitFor(t, 20*time.Second, "analytics spilled", func() bool { return metricValue(t, in.URL, "heddle_sink_spill_bytes") > 0 })
+	testwait.Until(t, 20*time.Second, "analytics spilled", func() bool { return metricValue(t, in.URL, "heddle_sink_spill_bytes") > 0 })
 
 	chGate.Open()
 	redisGate.Open()
 	ctx := context.Background()
-	waitFor(t, 60*time.Second, "every answered request in ClickHouse", func() bool {
+	testwait.Until(t, 60*time.Second, "every answered request in ClickHouse", func() bool {
 		var got uint64
 		err := ch.QueryRow(ctx, "SELECT count() FROM "+db+".requests FINAL WHERE org_id = ?", a.OrgID).Scan(&got)
 		return err == nil && got == n
@@ -82,11 +83,11 @@ func TestDegradedStartClickHouseAndRedisDown(t *testing.T) {
 	if err := ch.QueryRow(ctx, "SELECT count() FROM "+db+".attempts FINAL WHERE org_id = ?", a.OrgID).Scan(&attempts); err != nil || attempts != n {
 		t.Errorf("attempt rows in ClickHouse = %d (%v), want %d", attempts, err, n)
 	}
-	waitFor(t, 20*time.Second, "/readyz ok", func() bool {
+	testwait.Until(t, 20*time.Second, "/readyz ok", func() bool {
 		status, r := getReadyz(t, in.URL)
 		return status == 200 && r.Status == "ok" && r.Checks["clickhouse"] == "ok" && r.Checks["redis"] == "ok"
 	})
-	waitFor(t, 20*time.Second, "spill drained", func() bool { return metricValue(t, in.URL, "heddle_sink_spill_bytes") == 0 })
+	testwait.Until(t, 20*time.Second, "spill drained", func() bool { return metricValue(t, in.URL, "heddle_sink_spill_bytes") == 0 })
 }
 
 // TestDegradedDatabaseDownFailsWithOneLine: without the app database Heddle
@@ -105,16 +106,6 @@ func TestDegradedDatabaseDownFailsWithOneLine(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	if len(lines) != 1 || !strings.HasPrefix(lines[0], "heddle: app: reach postgres database:") {
 		t.Fatalf("want one line \"heddle: app: reach postgres database: ...\", got:\n%s", out)
-	}
-}
-
-// waitFor polls cond until it holds or d passes (a hang bound).
-func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(d); !cond(); time.Sleep(100 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", d, what)
-		}
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/heddle-gw/heddle/dispatch/dispatchtest"
+	"github.com/heddle-gw/heddle/internal/testwait"
 )
 
 // sample is one exposed series: its labels and value.
@@ -94,7 +95,7 @@ func TestMetricsAfterRequests(t *testing.T) {
 	turn := map[string]string{"format": "openai_chat", "provider": "openai", "model": "gpt-5-mini", "route": "explicit", "outcome": "success"}
 	var all map[string][]sample
 	// Request records reach the metrics just after the answer: poll.
-	waitFor(t, 10*time.Second, "request histogram count", func() bool {
+	testwait.Until(t, 10*time.Second, "request histogram count", func() bool {
 		all = scrape(t, in.URL)
 		v, _ := find(all, "heddle_request_duration_seconds_count", turn)
 		return v == n

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/heddle-gw/heddle/dispatch"
+	"github.com/heddle-gw/heddle/internal/testwait"
 	"github.com/heddle-gw/heddle/llm"
 	"github.com/heddle-gw/heddle/routing"
 	"github.com/heddle-gw/heddle/routing/routingtest"
@@ -79,20 +80,13 @@ func TestPinStage(t *testing.T) {
 			}
 			p.result = &dispatch.Result{Served: p.res.plan.Targets[0], Usage: llm.Usage{Input: 100}}
 			st.follow(context.Background(), p)
-			deadline := time.Now().Add(5 * time.Second)
-			for {
+			testwait.Until(t, 5*time.Second, "the pin on "+tt.wantPin, func() bool {
 				pin, ok, err := store.Get(context.Background(), key)
 				if err != nil {
 					t.Fatal(err)
 				}
-				if ok && pin.Model == tt.wantPin && (tt.wantRoute == RouteExplicit || pin.LastInputTokens == 100) {
-					return
-				}
-				if time.Now().After(deadline) {
-					t.Fatalf("pin %+v (found %v), want model %s", pin, ok, tt.wantPin)
-				}
-				time.Sleep(5 * time.Millisecond)
-			}
+				return ok && pin.Model == tt.wantPin && (tt.wantRoute == RouteExplicit || pin.LastInputTokens == 100)
+			})
 		})
 	}
 }
