@@ -16,8 +16,9 @@ type backlog struct {
 	mu     sync.Mutex
 	mem    []*batch
 	memMax int
-	disk   *spill // nil: spilling disabled
-	head   *batch // the spill's oldest batch, read but not yet inserted
+	disk   *spill   // nil: spilling disabled
+	jr     *journal // nil without a spill: deletes the journal of batches that left memory
+	head   *batch   // the spill's oldest batch, read but not yet inserted
 
 	notify chan struct{} // signalled on every push
 
@@ -31,23 +32,27 @@ type backlog struct {
 // disabled.
 var errNoRoom = errors.New("analytics: backlog full and spilling disabled")
 
-func newBacklog(memMax int, disk *spill) *backlog {
-	q := &backlog{memMax: memMax, disk: disk, notify: make(chan struct{}, 1)}
+func newBacklog(memMax int, disk *spill, jr *journal) *backlog {
+	q := &backlog{memMax: memMax, disk: disk, jr: jr, notify: make(chan struct{}, 1)}
 	q.publish()
 	return q
 }
 
 // push appends b. It returns the rows dropped (all of b, or none) and why.
+// Once b is in the spill (or dropped) its journal file is deleted.
 func (q *backlog) push(b *batch) (dropped int, err error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	defer q.publish()
 	switch {
 	case q.disk != nil && (!q.disk.empty() || len(q.mem) >= q.memMax):
-		if err := q.disk.append(b); err != nil {
+		err := q.disk.append(b)
+		q.jr.remove(b.journal)
+		if err != nil {
 			return b.rows(), err
 		}
 	case len(q.mem) >= q.memMax:
+		q.jr.remove(b.journal)
 		return b.rows(), errNoRoom
 	default:
 		q.mem = append(q.mem, b)
@@ -83,7 +88,8 @@ func (q *backlog) front() (b *batch, ok bool, err error) {
 	return b, true, nil
 }
 
-// pop removes b, which front returned, once the store accepted it.
+// pop removes b, which front returned, once the store accepted it, and
+// deletes its journal file.
 func (q *backlog) pop(b *batch) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -92,6 +98,7 @@ func (q *backlog) pop(b *batch) {
 	case len(q.mem) > 0 && q.mem[0] == b:
 		q.mem[0] = nil
 		q.mem = q.mem[1:]
+		q.jr.remove(b.journal)
 	case q.head == b:
 		q.head = nil
 	}
@@ -109,6 +116,9 @@ func (q *backlog) spillMemory() error {
 	}
 	if err := q.disk.prepend(q.mem); err != nil {
 		return err
+	}
+	for _, b := range q.mem {
+		q.jr.remove(b.journal)
 	}
 	q.mem = nil
 	return nil

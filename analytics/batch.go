@@ -17,6 +17,9 @@ type batch struct {
 	// attemptsDone is set once the store accepted Attempts, so a retry after
 	// a failed InsertRequests resends only the requests.
 	attemptsDone bool
+	// journal is the sequence number of the journal file holding these
+	// rows, deleted once they are inserted, spilled or dropped (0: none).
+	journal uint64
 }
 
 func (b *batch) rows() int { return len(b.Attempts) + len(b.Requests) }

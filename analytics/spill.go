@@ -288,8 +288,12 @@ func (s *spill) closeWriter() {
 }
 
 // syncDir makes segment creation and deletion durable; best effort.
-func (s *spill) syncDir() {
-	if d, err := os.Open(s.dir); err == nil {
+func (s *spill) syncDir() { syncDir(s.dir) }
+
+// syncDir fsyncs directory dir, making file creation and deletion in it
+// durable; best effort.
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
 		_ = d.Sync()
 		_ = d.Close()
 	}

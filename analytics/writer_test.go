@@ -109,7 +109,7 @@ func TestWriterHealthyStoreDeliversEverythingInOrder(t *testing.T) {
 	if d := store.Duplicates(); d != 0 {
 		t.Errorf("duplicates sent: %d", d)
 	}
-	want := analytics.Stats{Inserted: 2468}
+	want := analytics.Stats{Inserted: 2468, Journaled: 2468}
 	if got := w.Stats(); got != want {
 		t.Errorf("stats: got %+v, want %+v", got, want)
 	}

@@ -125,6 +125,8 @@ func (a *API) Mount(r fiber.Router) {
 	auth.Get("/privacy", a.getPrivacy)
 	auth.Put("/privacy", a.putPrivacy)
 	auth.Delete("/privacy/content", a.deleteContent)
+	auth.Get("/requests", a.listRequests)
+	auth.Get("/requests/:id", a.getRequest)
 	auth.Get("/requests/:id/content", a.getContent)
 
 	g.Use(func(c *fiber.Ctx) error { return a.fail(c, errRoute) })

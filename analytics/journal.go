@@ -1,0 +1,182 @@
+package analytics
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// journal is the write-ahead log of the batch being built: the batcher
+// appends every group of rows it takes from the queue to the journal file of
+// the open batch, fsynced, before the rows join the batch (group commit). A
+// journal file is sealed when its batch is pushed onto the backlog and deleted
+// once the batch is inserted, moved into the spill or dropped. The files a
+// crashed process left behind hold the rows it had only in memory; Start
+// moves them into the spill, so a crash loses at most the rows of the group
+// not yet committed (those recorded within the last CommitWindow plus one
+// write). Rows in a journal file that were inserted before the crash are
+// inserted again on replay and ignored by the store (idempotent by EventID).
+//
+// Journal files live in the spill directory, named "<seq>.wal", in the
+// segment format (segMagic, then one frame per group). The batcher owns the
+// open file; remove is safe from any goroutine.
+type journal struct {
+	dir string
+	seq uint64   // of the open file, or the next one to open
+	f   *os.File // open file, nil until the first group of a batch
+}
+
+const walSuffix = ".wal"
+
+func (j *journal) path(seq uint64) string {
+	return filepath.Join(j.dir, fmt.Sprintf("%020d%s", seq, walSuffix))
+}
+
+// commit appends g to the open journal file (creating it with its header
+// first) and fsyncs. On error the file is cut back to what it held, so a
+// later group can still be read after it.
+func (j *journal) commit(g *batch) error {
+	frame, err := encodeFrame(g)
+	if err != nil {
+		return fmt.Errorf("%w: journal: %w", ErrSpill, err)
+	}
+	if j.f == nil {
+		f, err := os.OpenFile(j.path(j.seq), os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)
+		if err != nil {
+			return fmt.Errorf("%w: journal: create: %w", ErrSpill, err)
+		}
+		if _, err := f.Write([]byte(segMagic)); err != nil {
+			_ = f.Close()
+			_ = os.Remove(j.path(j.seq))
+			return fmt.Errorf("%w: journal: write header: %w", ErrSpill, err)
+		}
+		j.f = f
+		syncDir(j.dir)
+	}
+	end, err := j.f.Seek(0, io.SeekCurrent)
+	if err == nil {
+		if _, err = j.f.Write(frame); err == nil {
+			err = j.f.Sync()
+		}
+	}
+	if err != nil {
+		if j.f.Truncate(end) != nil {
+			_ = j.f.Close()
+			j.f = nil
+			j.seq++ // never append after a torn frame
+		}
+		return fmt.Errorf("%w: journal: %w", ErrSpill, err)
+	}
+	return nil
+}
+
+// seal closes the open file and returns its sequence number for the batch
+// it journals (0 when no group of the batch reached the journal).
+func (j *journal) seal() uint64 {
+	if j.f == nil {
+		return 0
+	}
+	_ = j.f.Close()
+	j.f = nil
+	seq := j.seq
+	j.seq++
+	return seq
+}
+
+// remove deletes the journal file seq (0: none). A file left by a failed
+// removal is replayed as duplicates, which the store ignores.
+func (j *journal) remove(seq uint64) {
+	if j == nil || seq == 0 {
+		return
+	}
+	_ = os.Remove(j.path(seq))
+}
+
+// recoverJournal moves the journal files a previous process left in dir
+// into the spill, oldest first and older than every spilled batch (they held
+// what was in memory, which is older than the spill), and returns the
+// journal to use from now on together with the rows it recovered. Files it
+// could not move stay on disk for the next start.
+func recoverJournal(dir string, disk *spill) (*journal, int, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, 0, fmt.Errorf("%w: list %s: %w", ErrSpill, dir, err)
+	}
+	var seqs []uint64
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || !strings.HasSuffix(name, walSuffix) {
+			continue
+		}
+		if seq, err := strconv.ParseUint(strings.TrimSuffix(name, walSuffix), 10, 64); err == nil && seq > 0 {
+			seqs = append(seqs, seq)
+		}
+	}
+	slices.Sort(seqs)
+	j := &journal{dir: dir, seq: 1}
+	if len(seqs) > 0 {
+		j.seq = seqs[len(seqs)-1] + 1
+	}
+	var batches []*batch
+	rows := 0
+	for _, seq := range seqs {
+		b, err := readJournal(j.path(seq), disk)
+		if err != nil {
+			return j, 0, err
+		}
+		if b.rows() > 0 {
+			batches = append(batches, b)
+			rows += b.rows()
+		}
+	}
+	if len(batches) > 0 {
+		if err := disk.prepend(batches); err != nil {
+			return j, 0, err
+		}
+	}
+	for _, seq := range seqs {
+		j.remove(seq)
+	}
+	syncDir(dir)
+	return j, rows, nil
+}
+
+// readJournal returns every row of one journal file as one batch. A torn
+// tail (the group being written at the crash) ends the file; frames with a
+// bad checksum are skipped; both are counted as corrupt in disk.
+func readJournal(path string, disk *spill) (*batch, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("%w: open journal: %w", ErrSpill, err)
+	}
+	defer f.Close()
+	r := bufio.NewReaderSize(f, 64<<10)
+	all := &batch{}
+	magic := make([]byte, len(segMagic))
+	if _, err := io.ReadFull(r, magic); err != nil || string(magic) != segMagic {
+		// Created but its header never reached the disk: nothing in it.
+		disk.corrupt++
+		return all, nil
+	}
+	for {
+		g, _, err := readFrame(r)
+		switch {
+		case err == nil:
+			all.Attempts = append(all.Attempts, g.Attempts...)
+			all.Requests = append(all.Requests, g.Requests...)
+			continue
+		case errors.Is(err, errBadChecksum):
+			disk.corrupt++
+			continue
+		case errors.Is(err, errTornFrame):
+			disk.corrupt++
+		}
+		return all, nil
+	}
+}

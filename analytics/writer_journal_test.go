@@ -1,0 +1,167 @@
+package analytics_test
+
+import (
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/heddle-gw/heddle/analytics"
+	"github.com/heddle-gw/heddle/analytics/analyticstest"
+	"github.com/heddle-gw/heddle/internal/testwait"
+)
+
+// journalConfig keeps every row in memory (a long flush interval, a store
+// that never answers), so only the journal can save the rows from a crash.
+func journalConfig(dir string) analytics.WriterConfig {
+	cfg := fastConfig(dir)
+	cfg.BatchSize, cfg.FlushInterval, cfg.Pending, cfg.InsertTimeout = 100, time.Hour, 1000, time.Hour
+	return cfg
+}
+
+// snapshot copies dir as a kill -9 would leave it at this moment.
+func snapshot(t *testing.T, dir string) string {
+	t.Helper()
+	dst := t.TempDir()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		src, err := os.Open(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := os.Create(filepath.Join(dst, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.Copy(out, src); err != nil {
+			t.Fatal(err)
+		}
+		_ = src.Close()
+		_ = out.Close()
+	}
+	return dst
+}
+
+func journals(t *testing.T, dir string) []string {
+	t.Helper()
+	m, err := filepath.Glob(filepath.Join(dir, "*.wal"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// TestWriterCrashKeepsJournaledRows: rows only in memory (a batch in flight
+// to a hung store, others waiting behind it, one being built) survive a
+// crash through the journal; the next writer on that directory delivers
+// every one, in order, and deletes the journal.
+func TestWriterCrashKeepsJournaledRows(t *testing.T) {
+	hung := analyticstest.NewStore()
+	hung.Block()
+	t.Cleanup(hung.Unblock)
+	dir := t.TempDir()
+	w := analytics.NewWriter(hung, journalConfig(dir), nil)
+	if err := w.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	a, r := feed(w, 0, 1234)
+	testwait.Until(t, 10*time.Second, "every row journaled", func() bool { return w.Stats().Journaled == 2468 })
+	crashed := snapshot(t, dir)
+	if len(journals(t, crashed)) < 2 {
+		t.Fatalf("journal files at the crash: %v", journals(t, crashed))
+	}
+	if s := w.Stats(); s.Inserted != 0 || s.Segments != 0 {
+		t.Fatalf("before the crash the rows must be in memory only: %+v", s)
+	}
+
+	store := analyticstest.NewStore()
+	next := start(t, store, fastConfig(crashed))
+	closeWriter(t, next, 10*time.Second)
+	assertDelivered(t, store, a, r)
+	if d := store.Duplicates(); d != 0 {
+		t.Errorf("duplicates: %d", d)
+	}
+	if left := slices.Concat(journals(t, crashed), segments(t, crashed)); len(left) != 0 {
+		t.Errorf("files left after replay: %v", left)
+	}
+}
+
+// TestWriterCrashTornJournalTail: a group cut short by the crash ends its
+// journal file; the groups before it are delivered and the cut one counted
+// as corrupt.
+func TestWriterCrashTornJournalTail(t *testing.T) {
+	hung := analyticstest.NewStore()
+	hung.Block()
+	t.Cleanup(hung.Unblock)
+	dir := t.TempDir()
+	cfg := journalConfig(dir)
+	cfg.BatchSize = 100000 // one journal file
+	w := analytics.NewWriter(hung, cfg, nil)
+	if err := w.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	a1, r1 := feed(w, 0, 10)
+	testwait.Until(t, 10*time.Second, "first group journaled", func() bool { return w.Stats().Journaled == 20 })
+	feed(w, 10, 10)
+	testwait.Until(t, 10*time.Second, "second group journaled", func() bool { return w.Stats().Journaled == 40 })
+	crashed := snapshot(t, dir)
+	files := journals(t, crashed)
+	if len(files) != 1 {
+		t.Fatalf("journal files: %v", files)
+	}
+	fi, err := os.Stat(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(files[0], fi.Size()-3); err != nil {
+		t.Fatal(err)
+	}
+
+	store := analyticstest.NewStore()
+	next := start(t, store, fastConfig(crashed))
+	closeWriter(t, next, 10*time.Second)
+	got := len(store.Attempts()) + len(store.Requests())
+	// The first group is whole; of the second, whatever groups were committed
+	// before its last one.
+	if got < 20 || got >= 40 {
+		t.Fatalf("rows after a torn tail: %d, want the committed groups before it (>= 20, < 40)", got)
+	}
+	if !slices.Equal(attemptIDs(store)[:10], a1) || !slices.Equal(requestIDs(store)[:10], r1) {
+		t.Errorf("first group not delivered in order: %v %v", attemptIDs(store), requestIDs(store))
+	}
+	if s := next.Stats(); s.Corrupt != 1 {
+		t.Errorf("corrupt = %d, want 1 (the torn group)", s.Corrupt)
+	}
+}
+
+// TestWriterJournalDeletedOnceInserted: a healthy store leaves no journal
+// behind, and the journal of batches moved to the spill is deleted too.
+func TestWriterJournalDeletedOnceInserted(t *testing.T) {
+	store := analyticstest.NewStore()
+	dir := t.TempDir()
+	w := start(t, store, fastConfig(dir))
+	feed(w, 0, 500)
+	testwait.Until(t, 10*time.Second, "inserted", func() bool { return w.Stats().Inserted == 1000 })
+	testwait.Until(t, 10*time.Second, "journal deleted", func() bool { return len(journals(t, dir)) == 0 })
+
+	store.FailWith(errDown)
+	feed(w, 500, 500)
+	testwait.Until(t, 10*time.Second, "spilled, journal deleted while the store is down", func() bool {
+		s := w.Stats()
+		return s.Queued == 0 && s.Segments > 0 && len(journals(t, dir)) == 0
+	})
+	if s := w.Stats(); s.Inserted != 1000 {
+		t.Fatalf("inserted while down: %+v", s)
+	}
+	store.FailWith(nil)
+	closeWriter(t, w, 10*time.Second)
+	if n := len(store.Requests()); n != 1000 {
+		t.Errorf("requests delivered: %d", n)
+	}
+}
