@@ -2,9 +2,10 @@ package analytics
 
 import "time"
 
-// collect is the batcher: it takes rows from the queue in groups, commits
-// each group to the journal (one write and one fsync per group, at most
-// CommitWindow after the group's first row arrived), adds it to the batch
+// collect is the batcher: it takes rows from the queue in groups, writes
+// each group to the journal (one write per group, at most CommitWindow
+// after the group's first row arrived; the journal's syncer fsyncs behind
+// it), adds it to the batch
 // being built and pushes each full (or FlushInterval old) batch onto the
 // backlog. It never waits for the store, so a slow store fills the spill,
 // not the queue.

@@ -10,26 +10,40 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 )
 
 // journal is the write-ahead log of the batch being built: the batcher
-// appends every group of rows it takes from the queue to the journal file of
-// the open batch, fsynced, before the rows join the batch (group commit). A
-// journal file is sealed when its batch is pushed onto the backlog and deleted
-// once the batch is inserted, moved into the spill or dropped. The files a
-// crashed process left behind hold the rows it had only in memory; Start
-// moves them into the spill, so a crash loses at most the rows of the group
-// not yet committed (those recorded within the last CommitWindow plus one
-// write). Rows in a journal file that were inserted before the crash are
-// inserted again on replay and ignored by the store (idempotent by EventID).
+// writes every group of rows it takes from the queue to the journal file of
+// the open batch before the rows join the batch (group commit), and a
+// syncer fsyncs the file after each write, merging the groups written while
+// the previous fsync ran. A journal file is fsynced and sealed when its
+// batch is pushed onto the backlog, and deleted once the batch is inserted,
+// moved into the spill or dropped. The files a crashed process left behind
+// hold the rows it had only in memory; Start moves them into the spill.
+//
+// So a process crash (kill -9, OOM) loses at most the group not yet written:
+// rows recorded within the last CommitWindow (a written group is in the
+// kernel's page cache, which outlives the process); a machine crash loses
+// at most that plus the groups of the fsync in progress. Rows in a journal
+// file that were inserted before the crash are inserted again on replay and
+// ignored by the store (idempotent by EventID).
 //
 // Journal files live in the spill directory, named "<seq>.wal", in the
 // segment format (segMagic, then one frame per group). The batcher owns the
-// open file; remove is safe from any goroutine.
+// open file (mu guards it against the syncer); remove is safe from any
+// goroutine.
 type journal struct {
-	dir string
-	seq uint64   // of the open file, or the next one to open
-	f   *os.File // open file, nil until the first group of a batch
+	dir  string
+	kick chan struct{} // a group was written: fsync
+
+	mu     sync.Mutex
+	seq    uint64     // of the open file, or the next one to open
+	f      *os.File   // open file, nil until the first group of a batch
+	sealed []*os.File // sealed files the syncer still has to fsync and close
+
+	syncErrors atomic.Int64
 }
 
 const walSuffix = ".wal"
@@ -39,13 +53,15 @@ func (j *journal) path(seq uint64) string {
 }
 
 // commit appends g to the open journal file (creating it with its header
-// first) and fsyncs. On error the file is cut back to what it held, so a
-// later group can still be read after it.
+// first) and asks the syncer for an fsync. On error the file is cut back to
+// what it held, so a later group can still be read after it.
 func (j *journal) commit(g *batch) error {
 	frame, err := encodeFrame(g)
 	if err != nil {
 		return fmt.Errorf("%w: journal: %w", ErrSpill, err)
 	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
 	if j.f == nil {
 		f, err := os.OpenFile(j.path(j.seq), os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)
 		if err != nil {
@@ -61,9 +77,7 @@ func (j *journal) commit(g *batch) error {
 	}
 	end, err := j.f.Seek(0, io.SeekCurrent)
 	if err == nil {
-		if _, err = j.f.Write(frame); err == nil {
-			err = j.f.Sync()
-		}
+		_, err = j.f.Write(frame)
 	}
 	if err != nil {
 		if j.f.Truncate(end) != nil {
@@ -73,17 +87,71 @@ func (j *journal) commit(g *batch) error {
 		}
 		return fmt.Errorf("%w: journal: %w", ErrSpill, err)
 	}
+	select {
+	case j.kick <- struct{}{}:
+	default: // an fsync is already due; it covers this group too
+	}
 	return nil
 }
 
-// seal closes the open file and returns its sequence number for the batch
-// it journals (0 when no group of the batch reached the journal).
+// syncErrorCount is how many fsyncs failed (0 for a nil journal).
+func (j *journal) syncErrorCount() int64 {
+	if j == nil {
+		return 0
+	}
+	return j.syncErrors.Load()
+}
+
+// syncLoop fsyncs the open file after every write, and fsyncs and closes
+// the sealed ones, until done is closed (then it finishes the sealed ones).
+// The batcher never waits for an fsync.
+func (j *journal) syncLoop(done <-chan struct{}) {
+	for {
+		stop := false
+		select {
+		case <-done:
+			stop = true
+		case <-j.kick:
+		}
+		j.mu.Lock()
+		f, sealed := j.f, j.sealed
+		j.sealed = nil
+		j.mu.Unlock()
+		// Outside the lock, so the batcher keeps writing meanwhile.
+		if f != nil && !stop {
+			j.sync(f)
+		}
+		for _, s := range sealed {
+			j.sync(s)
+			_ = s.Close()
+		}
+		if stop {
+			return
+		}
+	}
+}
+
+func (j *journal) sync(f *os.File) {
+	if err := f.Sync(); err != nil {
+		j.syncErrors.Add(1)
+	}
+}
+
+// seal hands the open file to the syncer (for its last fsync and close)
+// and returns its sequence number for the batch it journals (0 when no
+// group of the batch reached the journal).
 func (j *journal) seal() uint64 {
+	j.mu.Lock()
+	defer j.mu.Unlock()
 	if j.f == nil {
 		return 0
 	}
-	_ = j.f.Close()
+	j.sealed = append(j.sealed, j.f)
 	j.f = nil
+	select {
+	case j.kick <- struct{}{}:
+	default:
+	}
 	seq := j.seq
 	j.seq++
 	return seq
@@ -119,7 +187,7 @@ func recoverJournal(dir string, disk *spill) (*journal, int, error) {
 		}
 	}
 	slices.Sort(seqs)
-	j := &journal{dir: dir, seq: 1}
+	j := &journal{dir: dir, seq: 1, kick: make(chan struct{}, 1)}
 	if len(seqs) > 0 {
 		j.seq = seqs[len(seqs)-1] + 1
 	}

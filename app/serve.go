@@ -39,7 +39,10 @@ func serveCommand(ctx context.Context, getenv func(string) string, stderr io.Wri
 	}
 	go c.auth.Run(ctx)
 	go runContentJanitor(ctx, c.contents, cfg.ContentJanitorInterval, logger.With("component", "content"))
-	go c.spend.Run(ctx, spendFlushInterval, 2*time.Second, func(err error) {
+	// Spend keeps flushing through the drain; closeStores flushes the rest.
+	spendCtx, stopSpend := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopSpend()
+	go c.spend.Run(spendCtx, spendFlushInterval, 2*time.Second, func(err error) {
 		logger.Warn("budget spend flush (retried next time)", "err", err)
 	})
 
@@ -53,9 +56,7 @@ func serveCommand(ctx context.Context, getenv func(string) string, stderr io.Wri
 	case <-ctx.Done():
 	}
 	logger.Info("shutting down", "timeout", cfg.ShutdownTimeout.String())
-	if err := srv.ShutdownWithTimeout(cfg.ShutdownTimeout); err != nil {
-		logger.Warn("shutdown", "err", err)
-	}
+	drain(srv, c.dataPlane, cfg.ShutdownTimeout, logger)
 	// The last requests' spans are ended now: export them before the stores close.
 	traceCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
@@ -85,6 +86,7 @@ func newServer(c *components) *fiber.App {
 		Observe: c.tracing.observe(c.metrics.observe),
 		Begin:   c.tracing.begin(),
 	})
+	c.dataPlane = data
 	app := fiber.New(serverConfig(c.cfg, edgeErrors(c.adminAPI, data.ErrorHandler)))
 	// A panic in a handler becomes a 500 with an error id (logged), never a crash.
 	app.Use(recover.New(recover.Config{EnableStackTrace: true, StackTraceHandler: func(_ *fiber.Ctx, e any) {

@@ -67,6 +67,7 @@ type components struct {
 	chStore     *lazyClickHouse // nil: embedded analytics store
 	executor    *dispatch.Executor
 	attemptSink *dispatch.SinkQueue
+	dataPlane   *httpapi.Handler // set by newServer; shutdown interrupts its turns
 	service     *gateway.Service
 	metrics     *metrics
 	hc          *http.Client
@@ -259,9 +260,25 @@ func (c *components) keyLimiter() tenancy.KeyLimiter {
 	return fallbackLimiter{link: c.redisLink, remote: ratelimitredis.New(c.redis, "heddle:"), local: local}
 }
 
-// closeStores flushes the analytics writer and closes every store.
+// closeStores flushes the budget spend and key usage (first, each on its
+// own deadline: a slow analytics store must not starve them), then traces,
+// attempt rows and the analytics writer, and closes every store.
 func (c *components) closeStores() {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	if c.spend != nil {
+		sctx, cancel := context.WithTimeout(context.Background(), spendFlushTimeout)
+		if err := c.spend.Close(sctx); err != nil {
+			c.logger.Error("budget spend flush", "err", err)
+		}
+		cancel()
+	}
+	if c.auth != nil {
+		uctx, cancel := context.WithTimeout(context.Background(), spendFlushTimeout)
+		if err := c.auth.FlushUsage(uctx); err != nil {
+			c.logger.Warn("flush key usage", "err", err)
+		}
+		cancel()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), storesCloseTimeout)
 	defer cancel()
 	if err := c.tracing.shutdown(ctx); err != nil {
 		c.logger.Warn("trace shutdown", "err", err)
@@ -274,16 +291,6 @@ func (c *components) closeStores() {
 	if c.writer != nil {
 		if err := c.writer.Close(ctx); err != nil {
 			c.logger.Error("analytics writer close", "err", err)
-		}
-	}
-	if c.spend != nil {
-		if err := c.spend.Close(ctx); err != nil {
-			c.logger.Error("budget spend flush", "err", err)
-		}
-	}
-	if c.auth != nil {
-		if err := c.auth.FlushUsage(ctx); err != nil {
-			c.logger.Warn("flush key usage", "err", err)
 		}
 	}
 	if c.chStore != nil {

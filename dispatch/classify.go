@@ -29,6 +29,8 @@ func classify(parent, attempt context.Context, err error) failure {
 	f := failure{err: err}
 	var ue *UpstreamError
 	switch {
+	case parent.Err() != nil && errors.Is(context.Cause(parent), ErrShutdown):
+		f.reason = ReasonShutdown
 	case parent.Err() != nil:
 		f.reason = ReasonCanceled
 	case errors.Is(context.Cause(attempt), errFirstByte):

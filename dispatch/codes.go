@@ -34,6 +34,8 @@ func ErrorCode(err error) (code string, retryable bool) {
 		return "dispatch.target_mismatch", false
 	case errors.Is(err, ErrBadOperation):
 		return "dispatch.bad_operation", false
+	case errors.Is(err, ErrShutdown):
+		return "dispatch.shutting_down", true
 	case errors.Is(err, context.Canceled):
 		return "dispatch.canceled", false
 	case errors.Is(err, context.DeadlineExceeded):

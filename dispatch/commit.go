@@ -137,11 +137,15 @@ func (w *walk) afterCommit(g *gate, a *attempt, f *failure) {
 		return
 	}
 	cause := f.reason
-	_ = w.out.Write(llm.Event{
+	ev := llm.Event{
 		Type:       llm.EventError,
 		ErrCode:    "upstream_stream_interrupted",
 		ErrMessage: "the upstream stream failed after it had started (" + string(cause) + ")",
-	})
+	}
+	if cause == ReasonShutdown {
+		ev.ErrCode, ev.ErrMessage = "server_shutting_down", "the server is shutting down; send the request again"
+	}
+	_ = w.out.Write(ev)
 	_ = w.out.Flush()
 	a.fail = &failure{reason: ReasonCommitted, cause: cause, err: fmt.Errorf("%s: %w", cause, f.err)}
 }

@@ -69,7 +69,7 @@ func (w *walk) fail(t Target, credID string, f *failure, latency time.Duration) 
 // failed records a failed attempt (aborted when the caller went away).
 func (w *walk) failed(t Target, credID string, a *attempt, latency time.Duration) {
 	outcome := OutcomeFailed
-	if a.fail.reason == ReasonCanceled {
+	if a.fail.reason == ReasonCanceled || a.fail.reason == ReasonShutdown {
 		outcome = OutcomeAborted
 	}
 	if a.committed {

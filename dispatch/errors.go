@@ -24,6 +24,11 @@ var (
 	// ErrBadOperation: Run was called with an operation it cannot execute
 	// (nil request, streaming without a writer, unknown format).
 	ErrBadOperation = errors.New("dispatch: bad operation")
+	// ErrShutdown is the cause a caller cancels an operation's context with
+	// (context.WithCancelCause) when the server is shutting down: attempts
+	// end as ReasonShutdown, and a committed stream gets an error event
+	// saying so (a plain cancellation means the client left: no event).
+	ErrShutdown = errors.New("dispatch: server shutting down")
 )
 
 // UpstreamError is a non-2xx answer from a provider. Message is a short,

@@ -35,6 +35,9 @@ const (
 	ReasonFirstByteTimeout      Reason = "first_byte_timeout"
 	ReasonStreamStall           Reason = "stream_stall"
 	ReasonCanceled              Reason = "canceled"
+	// ReasonShutdown: the server shut down during the attempt (the
+	// operation's context was cancelled with ErrShutdown).
+	ReasonShutdown Reason = "shutdown"
 	ReasonCommitted             Reason = "committed"
 	// ReasonUpstreamErrorEvent: the upstream ended a committed stream with
 	// its own error event (only Result.Interrupted carries it; the attempt's

@@ -134,17 +134,18 @@ func (w *walk) target(t Target) (step, error) {
 			return stepDone, nil
 		}
 		f := a.fail
-		e.breakers.record(bkey, false, breakerFailure(f.reason))
+		// A shutdown says nothing about the binding's health.
+		e.breakers.record(bkey, false, breakerFailure(f.reason) && f.cause != ReasonShutdown)
 		e.cache.failed(w.meta.OrgID, t)
 		w.failed(t, cred.ID, a, e.clock.Now().Sub(began))
 		w.last = f
 		switch f.reason {
 		case ReasonCommitted:
 			return stepStop, fmt.Errorf("%w: %s/%s: %w", ErrCommitted, t.Provider, t.Upstream, f.err)
-		case ReasonCanceled:
+		case ReasonCanceled, ReasonShutdown:
 			cause := f.err // the client's writer failed
 			if w.ctx.Err() != nil {
-				cause = w.ctx.Err()
+				cause = context.Cause(w.ctx)
 			}
 			return stepStop, fmt.Errorf("dispatch: %s/%s: %w", t.Provider, t.Upstream, cause)
 		case ReasonTargetMismatch:

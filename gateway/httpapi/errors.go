@@ -69,6 +69,8 @@ func classify(err error) apiError {
 		// record keeps the 200 it saw, and the code (the one dispatch names
 		// it by) marks the turn failed for the console's error filters.
 		return apiError{200, "dispatch.stream_interrupted", "api_error", "the upstream stream failed after it had started", 0}
+	case errors.Is(err, dispatch.ErrShutdown):
+		return apiError{503, "dispatch.shutting_down", "overloaded_error", "the server is shutting down; send the request again", 1}
 	case errors.Is(err, dispatch.ErrDuplicateInFlight):
 		return apiError{409, "dispatch.duplicate_in_flight", "invalid_request_error", "a request with this Idempotency-Key is in flight", 0}
 	case errors.Is(err, dispatch.ErrIdempotencyMismatch):

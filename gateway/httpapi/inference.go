@@ -62,9 +62,19 @@ func (h *Handler) serveTurn(c *fiber.Ctx, f llm.Format, pathModel string, pathSt
 	if h.d.Begin != nil {
 		base = context.WithoutCancel(h.d.Begin(c.UserContext(), t))
 	}
+	// ctx ends when the client leaves; the turn's own context also ends
+	// when shutdown interrupts it (see Interrupt), while the bridge can
+	// still write the stream's error event.
 	ctx, cancel := context.WithCancel(base)
+	turnCtx, stop := context.WithCancelCause(ctx)
+	// end is called once the turn was recorded and its answer handed to
+	// the connection (for a stream: written and flushed).
+	end := h.flight.begin(stop)
 	b := newBridge(ctx)
-	go b.run(h.d.Service, t)
+	go func() {
+		defer stop(nil)
+		b.run(turnCtx, h.d.Service, t)
+	}()
 
 	var served gateway.Served
 	select {
@@ -75,6 +85,7 @@ func (h *Handler) serveTurn(c *fiber.Ctx, f llm.Format, pathModel string, pathSt
 			b.done <- err // committed and already finished: replay below
 		default:
 			cancel()
+			defer end()
 			h.d.Observe(f, classify(err).Status, classify(err).Code, gateway.Served{})
 			return h.writeError(c, f, err)
 		}
@@ -87,6 +98,7 @@ func (h *Handler) serveTurn(c *fiber.Ctx, f llm.Format, pathModel string, pathSt
 			body = append(body, p...)
 		}
 		err := <-b.done
+		end()
 		h.observe(f, err, served)
 		c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
 		return c.Send(body)
@@ -109,6 +121,7 @@ func (h *Handler) serveTurn(c *fiber.Ctx, f llm.Format, pathModel string, pathSt
 		}
 		_ = w.Flush()
 		h.observe(f, <-b.done, served)
+		end()
 	})
 	return nil
 }

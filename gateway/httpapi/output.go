@@ -46,9 +46,9 @@ func (b *bridge) Write(p []byte) error {
 // Flush is a no-op: the body writer flushes after every chunk it drains.
 func (b *bridge) Flush() error { return b.ctx.Err() }
 
-// run executes the turn and closes the bridge. A panic in the turn is
+// run executes the turn on ctx and closes the bridge. A panic in the turn is
 // recovered here (it runs outside fiber's handler) and becomes an error.
-func (b *bridge) run(svc *gateway.Service, t *gateway.Turn) {
+func (b *bridge) run(ctx context.Context, svc *gateway.Service, t *gateway.Turn) {
 	var err error
 	defer func() {
 		if r := recover(); r != nil {
@@ -57,7 +57,7 @@ func (b *bridge) run(svc *gateway.Service, t *gateway.Turn) {
 		close(b.chunks)
 		b.done <- err
 	}()
-	err = svc.Serve(b.ctx, t, b)
+	err = svc.Serve(ctx, t, b)
 }
 
 // panicError is a recovered panic of a turn.

@@ -41,7 +41,8 @@ type Deps struct {
 
 // Handler mounts the data plane on a fiber app.
 type Handler struct {
-	d Deps
+	d      Deps
+	flight flight
 }
 
 // New returns a Handler.
