@@ -37,8 +37,8 @@ const (
 	ReasonCanceled              Reason = "canceled"
 	// ReasonShutdown: the server shut down during the attempt (the
 	// operation's context was cancelled with ErrShutdown).
-	ReasonShutdown Reason = "shutdown"
-	ReasonCommitted             Reason = "committed"
+	ReasonShutdown  Reason = "shutdown"
+	ReasonCommitted Reason = "committed"
 	// ReasonUpstreamErrorEvent: the upstream ended a committed stream with
 	// its own error event (only Result.Interrupted carries it; the attempt's
 	// event says ReasonCommitted).

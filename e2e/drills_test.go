@@ -366,4 +366,3 @@ func TestDrillStartClickHouseDown(t *testing.T) {
 		t.Errorf("answered %d, attempt rows %d", answered.Load(), attempts)
 	}
 }
-
