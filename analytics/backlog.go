@@ -124,6 +124,13 @@ func (q *backlog) spillMemory() error {
 	return nil
 }
 
+// onDisk reports whether every batch not yet inserted is in the spill.
+func (q *backlog) onDisk() bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.disk != nil && len(q.mem) == 0
+}
+
 // close spills what is in memory and releases the spill's files. It returns
 // the rows that could not be kept (no spill, or the spill refused them).
 func (q *backlog) close() (lost int, err error) {

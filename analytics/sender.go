@@ -72,6 +72,13 @@ func (w *Writer) send() {
 				w.log.ErrorContext(w.insertCtx, "analytics spill failed", "err", err)
 			}
 		}
+		if w.isClosing() && fails >= w.cfg.MaxRetries && q.onDisk() {
+			// Closing with the store failing MaxRetries times in a row:
+			// every row is safe in the spill, replayed by the next
+			// process; waiting out Close's deadline would gain nothing.
+			w.log.WarnContext(w.insertCtx, "analytics store failing at close; rows kept in the spill for the next start", "err", err)
+			return
+		}
 		if !w.sleep(w.backoff(fails)) {
 			return
 		}

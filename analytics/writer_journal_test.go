@@ -165,3 +165,29 @@ func TestWriterJournalDeletedOnceInserted(t *testing.T) {
 		t.Errorf("requests delivered: %d", n)
 	}
 }
+
+// TestWriterCloseWithStoreDownKeepsRowsInSpill: closing while the store
+// keeps failing ends once every row is in the spill (not at the end of
+// Close's deadline), and the next writer delivers them.
+func TestWriterCloseWithStoreDownKeepsRowsInSpill(t *testing.T) {
+	store := analyticstest.NewStore()
+	store.FailWith(errDown)
+	dir := t.TempDir()
+	w := start(t, store, fastConfig(dir))
+	a, r := feed(w, 0, 300)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := w.Close(ctx); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if ctx.Err() != nil {
+		t.Fatal("Close waited out its whole deadline with every row already spilled")
+	}
+	if s := w.Stats(); s.Segments == 0 || s.Dropped != 0 || s.Inserted != 0 {
+		t.Fatalf("after Close: %+v", s)
+	}
+	store.FailWith(nil)
+	next := start(t, store, fastConfig(dir))
+	closeWriter(t, next, 10*time.Second)
+	assertDelivered(t, store, a, r)
+}
