@@ -44,6 +44,26 @@ func orgSpend(t *testing.T, db *sql.DB, orgID string) int64 {
 	return micros.Int64
 }
 
+// requestIDSet is the set of request ids of orgID in table (requests or
+// attempts) of the embedded analytics store.
+func requestIDSet(t *testing.T, db *sql.DB, table, orgID string) map[string]bool {
+	t.Helper()
+	rows, err := db.QueryContext(context.Background(), `SELECT DISTINCT request_id FROM `+table+` WHERE org_id = ?`, orgID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	ids := map[string]bool{}
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		ids[id] = true
+	}
+	return ids
+}
+
 // waitExit waits for the process to end after a signal (a watchdog bound).
 func waitExit(t *testing.T, in *instance) {
 	t.Helper()
@@ -219,28 +239,8 @@ func TestDrillKill9UnderLoad(t *testing.T) {
 	})
 	next.stop(t)
 	db := openSQLite(t, next)
-	have := map[string]bool{}
-	withAttempt := map[string]bool{}
-	rows, err := db.QueryContext(context.Background(), `SELECT request_id FROM requests WHERE org_id = ?`, a.OrgID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for rows.Next() {
-		var id string
-		_ = rows.Scan(&id)
-		have[id] = true
-	}
-	rows.Close()
-	arows, err := db.QueryContext(context.Background(), `SELECT DISTINCT request_id FROM attempts WHERE org_id = ?`, a.OrgID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for arows.Next() {
-		var id string
-		_ = arows.Scan(&id)
-		withAttempt[id] = true
-	}
-	arows.Close()
+	have := requestIDSet(t, db, "requests", a.OrgID)
+	withAttempt := requestIDSet(t, db, "attempts", a.OrgID)
 	var lost, noAttempt, lostOld int
 	var latest time.Duration
 	for _, ans := range answered {

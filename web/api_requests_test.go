@@ -9,6 +9,20 @@ import (
 	"github.com/heddle-gw/heddle/analytics/analyticstest"
 )
 
+// reportOrgs signs up alice (org A) and bob (org B) and loads loadReports'
+// requests for both.
+func reportOrgs(t *testing.T) (f *fixture, store *analyticstest.Store, a, b *client, orgA, orgB string) {
+	t.Helper()
+	store = analyticstest.NewStore()
+	f = newFixture(t, withReports(store))
+	a = f.browser()
+	orgA = str(a.signup("alice@a.example", "Org A"), "org", "id")
+	b = f.browser()
+	orgB = str(b.signup("bob@b.example", "Org B"), "org", "id")
+	loadReports(t, store, orgA, orgB)
+	return f, store, a, b, orgA, orgB
+}
+
 func requestIDsOf(t *testing.T, body map[string]any) []string {
 	t.Helper()
 	rs, _ := body["requests"].([]any)
@@ -23,13 +37,7 @@ func requestIDsOf(t *testing.T, body map[string]any) []string {
 // requests, newest first, in cursor pages, narrowed by the explorer's
 // filters; bad parameters are 400 naming the parameter.
 func TestAPIRequestsListFiltersAndPages(t *testing.T) {
-	store := analyticstest.NewStore()
-	f := newFixture(t, withReports(store))
-	a := f.browser()
-	orgA := str(a.signup("alice@a.example", "Org A"), "org", "id")
-	b := f.browser()
-	orgB := str(b.signup("bob@b.example", "Org B"), "org", "id")
-	loadReports(t, store, orgA, orgB)
+	f, _, a, _, _, _ := reportOrgs(t)
 
 	var all []string
 	path := "/api/v1/requests?limit=3"
@@ -93,13 +101,7 @@ func TestAPIRequestsListFiltersAndPages(t *testing.T) {
 // TestAPIRequestDetail: a request's detail carries its attempts in order;
 // another organisation's request id is 404, exactly like an unknown one.
 func TestAPIRequestDetail(t *testing.T) {
-	store := analyticstest.NewStore()
-	f := newFixture(t, withReports(store))
-	a := f.browser()
-	orgA := str(a.signup("alice@a.example", "Org A"), "org", "id")
-	b := f.browser()
-	orgB := str(b.signup("bob@b.example", "Org B"), "org", "id")
-	loadReports(t, store, orgA, orgB)
+	_, store, a, b, orgA, orgB := reportOrgs(t)
 	r1 := reportRow(orgA, "a1", "2026-03-01", "gpt-5-mini", "k1", 0, 0, 200)
 	err := store.InsertAttempts(context.Background(), []analytics.Attempt{
 		{EventID: "at-1", Time: r1.Time, OrgID: orgA, KeyID: "k1", RequestID: "a1", OperationID: "op1", AttemptIndex: 1,
