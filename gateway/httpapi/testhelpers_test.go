@@ -42,19 +42,27 @@ func (staticAuth) Authenticate(_ context.Context, presented string) (gateway.Cal
 // executor stands in for the dispatch boundary: it counts calls and fails
 // every one with err. With t set, any call fails the test (bad input must
 // never reach an upstream).
+// With entered set, a call signals it and waits for its context to end,
+// failing with the context's cause (an upstream that never answers).
 type executor struct {
-	t     testing.TB
-	err   error
-	mu    sync.Mutex
-	calls int
+	t       testing.TB
+	err     error
+	entered chan struct{}
+	mu      sync.Mutex
+	calls   int
 }
 
-func (e *executor) Run(_ context.Context, _ dispatch.Meta, _ dispatch.Plan, op *dispatch.Operation, _ dispatch.StreamWriter) (*dispatch.Result, error) {
+func (e *executor) Run(ctx context.Context, _ dispatch.Meta, _ dispatch.Plan, op *dispatch.Operation, _ dispatch.StreamWriter) (*dispatch.Result, error) {
 	e.mu.Lock()
 	e.calls++
 	e.mu.Unlock()
 	if e.t != nil {
 		e.t.Errorf("the upstream was called for a %s request", op.Inbound)
+	}
+	if e.entered != nil {
+		e.entered <- struct{}{}
+		<-ctx.Done()
+		return nil, fmt.Errorf("test upstream: %w", context.Cause(ctx))
 	}
 	return nil, e.err
 }
@@ -106,6 +114,7 @@ func (r *recorder) rows() []analytics.Request {
 // embedded catalog.
 type server struct {
 	app  *fiber.App
+	h    *httpapi.Handler
 	exec *executor
 	rec  *recorder
 }
@@ -134,7 +143,7 @@ func newServer(t testing.TB, bodyLimit int, exec *executor) *server {
 	h := httpapi.New(httpapi.Deps{Service: svc, Auth: staticAuth{}, Catalog: cat, Logger: logger})
 	app := fiber.New(fiber.Config{BodyLimit: bodyLimit, ErrorHandler: h.ErrorHandler, DisableStartupMessage: true})
 	h.Mount(app)
-	return &server{app: app, exec: exec, rec: rec}
+	return &server{app: app, h: h, exec: exec, rec: rec}
 }
 
 // reply is a response read whole.
