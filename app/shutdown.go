@@ -15,7 +15,7 @@ const (
 	// interruptGrace is how long the turns still in flight at the deadline
 	// have to end once interrupted: write their error event, record, settle.
 	interruptGrace = 2 * time.Second
-	// closeGrace is how long their connections then have to close.
+	// connCloseGrace is how long their connections then have to close.
 	connCloseGrace = time.Second
 	// spendFlushTimeout bounds the final budget spend flush, which runs
 	// before anything else closes (spend is money; analytics can replay).
