@@ -4,7 +4,7 @@ SHELL := /bin/bash
 GO ?= go
 PKGS := ./...
 
-.PHONY: help generate fmt lint test test-unit test-e2e bench bench-scale run check services e2e-deps build
+.PHONY: help generate fmt lint test test-unit test-e2e drills bench bench-scale run check services e2e-deps build
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -39,6 +39,9 @@ test-unit: services ## unit and integration tests against real SQLite, Postgres,
 
 test-e2e: services e2e-deps build ## black-box tests of the built binary with real clients and a real browser
 	HEDDLE_E2E_BIN=$(CURDIR)/bin/heddle $(GO) test -count=1 -timeout 20m ./e2e/...
+
+drills: services build ## operations drills (crash, shutdown, ClickHouse down, compose topology) with their numbers
+	HEDDLE_E2E_BIN=$(CURDIR)/bin/heddle $(GO) test -count=1 -v -run 'TestDrill|TestComposeTopologyNative' ./e2e/ | grep -E 'drill:|^(---|ok|FAIL)'
 
 test: test-unit test-e2e ## the whole test suite (starts what it needs)
 

@@ -348,6 +348,9 @@ func TestDrillStartClickHouseDown(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+	testwait.Until(t, 30*time.Second, "every row in the spill", func() bool {
+		return metricValue(t, in.URL, "heddle_sink_spill_bytes") > 0 && metricValue(t, in.URL, "heddle_sink_queue_depth") == 0
+	})
 	spilled := metricValue(t, in.URL, "heddle_sink_spill_bytes")
 	gate.Open()
 	ctx := context.Background()
