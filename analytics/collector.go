@@ -5,10 +5,9 @@ import "time"
 // collect is the batcher: it takes rows from the queue in groups, writes
 // each group to the journal (one write per group, at most CommitWindow
 // after the group's first row arrived; the journal's syncer fsyncs behind
-// it), adds it to the batch
-// being built and pushes each full (or FlushInterval old) batch onto the
-// backlog. It never waits for the store, so a slow store fills the spill,
-// not the queue.
+// it), adds it to the batch being built and pushes each full (or
+// FlushInterval old) batch onto the backlog. It never waits for the store,
+// so a slow store fills the spill, not the queue.
 func (w *Writer) collect() {
 	defer close(w.collectorDone)
 	q := w.backlog.Load()
@@ -85,7 +84,7 @@ func (w *Writer) journalGroup(g *batch) {
 		return
 	}
 	if err := w.jr.commit(g); err != nil {
-		if w.journalErrors.Add(1) == 1 || !w.journalFailing {
+		if w.journalErrors.Add(1); !w.journalFailing {
 			w.log.ErrorContext(w.insertCtx, "analytics journal write failed; rows held in memory only", "rows", g.rows(), "err", err)
 		}
 		w.journalFailing = true
