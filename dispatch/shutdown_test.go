@@ -41,8 +41,8 @@ func runCut(t *testing.T, h *harness, cause error, ready func(*dispatchtest.Reco
 
 // TestShutdownEndsCommittedStreamWithErrorEvent: a stream already sending
 // content when the server shuts down gets a canonical error event saying
-// so, the attempt is recorded as a committed failure caused by the shutdown
-// and the result keeps the usage the upstream reported.
+// so, and the attempt is recorded as a committed failure caused by the
+// shutdown.
 func TestShutdownEndsCommittedStreamWithErrorEvent(t *testing.T) {
 	h := newHarness(t, dispatch.Config{}, "a")
 	h.ups["a"].Script("a", dispatchtest.StallAfter(3))
