@@ -19,6 +19,8 @@ var (
 	// ErrUnavailable means the ledger could not be read or written; money
 	// paths fail closed on it.
 	ErrUnavailable = errors.New("credits: ledger unavailable")
+	// ErrInvalid is bad input; a *FieldError naming the field wraps it.
+	ErrInvalid = errors.New("credits: invalid input")
 )
 
 // FieldError is bad input naming its field.
@@ -28,5 +30,8 @@ type FieldError struct {
 }
 
 func (e *FieldError) Error() string { return fmt.Sprintf("credits: %s: %s", e.Field, e.Message) }
+
+// Unwrap returns ErrInvalid.
+func (e *FieldError) Unwrap() error { return ErrInvalid }
 
 func invalid(field, msg string) error { return &FieldError{Field: field, Message: msg} }

@@ -23,6 +23,9 @@ type Config struct {
 	Alerts AlertSink
 	// LowBalanceMicros is the low-balance threshold (0: no alerts).
 	LowBalanceMicros int64
+	// FirstOperator is the email of the user who becomes an operator when
+	// they first reach an operator surface ("" none; HEDDLE_OPERATOR_EMAIL).
+	FirstOperator string
 }
 
 // AlertSink hears of organisations whose balance fell below the threshold.
@@ -68,6 +71,18 @@ func newID() string { return uuid.Must(uuid.NewV7()).String() }
 // id, or "cli"/"env" for the first operator).
 func (s *Service) AddOperator(ctx context.Context, userID, by string) error {
 	return s.store.AddOperator(ctx, userID, by, s.cfg.Now().UTC())
+}
+
+// ClaimFirstOperator grants userID the operator role when email is the
+// configured first operator's, and says whether it did.
+func (s *Service) ClaimFirstOperator(ctx context.Context, userID, email string) (bool, error) {
+	if s.cfg.FirstOperator == "" || !strings.EqualFold(strings.TrimSpace(email), s.cfg.FirstOperator) {
+		return false, nil
+	}
+	if err := s.AddOperator(ctx, userID, "env"); err != nil {
+		return false, err
+	}
+	return true, nil
 }
 
 // RequireOperator returns nil for an operator, ErrNotOperator otherwise.
@@ -141,6 +156,9 @@ func (s *Service) Plans(ctx context.Context) ([]Plan, error) { return s.store.Pl
 
 // AssignPlan gives orgID the plan planID from its next request.
 func (s *Service) AssignPlan(ctx context.Context, orgID, planID string) error {
+	if _, err := s.store.PlanByID(ctx, planID); err != nil {
+		return err
+	}
 	return s.store.SetOrgPlan(ctx, orgID, planID, s.cfg.Now().UTC())
 }
 
@@ -218,8 +236,17 @@ func (s *Service) Account(ctx context.Context, orgID string) (Account, error) {
 	return s.store.Account(ctx, orgID)
 }
 
-// Accounts lists every organisation's totals.
-func (s *Service) Accounts(ctx context.Context) ([]Account, error) { return s.store.Accounts(ctx) }
+// OrgSummaries lists every organisation with its plan, balance, what it
+// spent this UTC month and its last activity.
+func (s *Service) OrgSummaries(ctx context.Context) ([]OrgSummary, error) {
+	now := s.cfg.Now().UTC()
+	return s.store.OrgSummaries(ctx, time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.UTC))
+}
+
+// BalanceAt is orgID's balance from its entries created before t.
+func (s *Service) BalanceAt(ctx context.Context, orgID string, t time.Time) (int64, error) {
+	return s.store.BalanceAt(ctx, orgID, t)
+}
 
 // Entries pages orgID's ledger.
 func (s *Service) Entries(ctx context.Context, orgID string, q EntryQuery) ([]Entry, error) {

@@ -34,7 +34,7 @@ type PlanStore interface {
 	Plans(ctx context.Context) ([]Plan, error)
 	// PlanByID returns a plan or ErrNotFound.
 	PlanByID(ctx context.Context, id string) (*Plan, error)
-	// SetOrgPlan gives orgID the plan planID (ErrNotFound for either unknown).
+	// SetOrgPlan gives orgID the plan planID (the caller checked both exist).
 	SetOrgPlan(ctx context.Context, orgID, planID string, at time.Time) error
 	// OrgPlan returns orgID's plan, or nil and no error when it has none.
 	OrgPlan(ctx context.Context, orgID string) (*Plan, error)
@@ -71,8 +71,9 @@ type LedgerStore interface {
 	Reservations(ctx context.Context, orgID string) ([]Reservation, error)
 	// BalanceAt is the sum of orgID's entries created before t.
 	BalanceAt(ctx context.Context, orgID string, t time.Time) (int64, error)
-	// Accounts lists every organisation's totals (the operator's overview).
-	Accounts(ctx context.Context) ([]Account, error)
+	// OrgSummaries lists every organisation (the platform's own excepted)
+	// with its plan, totals, debits since since and last key use.
+	OrgSummaries(ctx context.Context, since time.Time) ([]OrgSummary, error)
 }
 
 // EntryQuery selects ledger entries.

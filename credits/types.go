@@ -86,6 +86,12 @@ func (p *Plan) AllowsPlatform(provider, model string) bool {
 	return len(p.Models) == 0 || slices.Contains(p.Models, model)
 }
 
+// ListsProvider reports whether p names provider at all (for some or
+// every model).
+func (p *Plan) ListsProvider(provider string) bool {
+	return p != nil && slices.Contains(p.Providers, provider)
+}
+
 // Price is a catalog cost at the plan's prices, rounded up to the micro.
 func (p *Plan) Price(costMicros int64) int64 { return scaleUp(costMicros, p.MultiplierBP) }
 
@@ -105,4 +111,18 @@ type Operator struct {
 	Email     string
 	CreatedBy string
 	CreatedAt time.Time
+}
+
+// OrgSummary is one organisation as operators see it: its plan and money,
+// never its credentials or content.
+type OrgSummary struct {
+	OrgID, Name, Slug string
+	PlanID, PlanName  string // "" without a plan
+	BalanceMicros     int64
+	ReservedMicros    int64
+	// SpentMicros is what its debits took since the start of the period
+	// asked for.
+	SpentMicros int64
+	// LastActivity is when one of its keys was last used (nil: never).
+	LastActivity *time.Time
 }

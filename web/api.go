@@ -127,6 +127,11 @@ func (a *API) Mount(r fiber.Router) {
 	auth.Delete("/privacy/content", a.deleteContent)
 	auth.Get("/requests/:id/content", a.getContent)
 
+	auth.Get("/billing", a.getBilling)
+	auth.Get("/billing/ledger", a.getLedger)
+	auth.Get("/billing/statements/:month", a.getStatement)
+	a.mountOperator(auth)
+
 	g.Use(func(c *fiber.Ctx) error { return a.fail(c, errRoute) })
 }
 

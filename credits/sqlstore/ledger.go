@@ -187,19 +187,6 @@ func (s *Store) Account(ctx context.Context, orgID string) (credits.Account, err
 	return credits.Account{OrgID: orgID, BalanceMicros: row.BalanceMicros, ReservedMicros: row.ReservedMicros}, nil
 }
 
-// Accounts lists every organisation's totals.
-func (s *Store) Accounts(ctx context.Context) ([]credits.Account, error) {
-	var rows []accountRow
-	if err := s.conn(ctx).Order("org_id").Find(&rows).Error; err != nil {
-		return nil, mapErr("accounts", err)
-	}
-	out := make([]credits.Account, len(rows))
-	for i, r := range rows {
-		out[i] = credits.Account{OrgID: r.OrgID, BalanceMicros: r.BalanceMicros, ReservedMicros: r.ReservedMicros}
-	}
-	return out, nil
-}
-
 // Entries pages orgID's ledger by id (UUIDv7, so by time).
 func (s *Store) Entries(ctx context.Context, orgID string, q credits.EntryQuery) ([]credits.Entry, error) {
 	db := s.conn(ctx).Where("org_id = ?", orgID)

@@ -4,11 +4,13 @@
 -- balance and held reservations, and the platform organisation whose sealed
 -- credentials are the platform credentials (so the vault seals them under
 -- its own data key and `heddle vault rotate` re-wraps that key too). Every
--- organisation-facing query is filtered by org_id.
+-- organisation-facing query is filtered by org_id. Like org_budgets, the
+-- tables name organisations and users without foreign keys (the ledger is
+-- kept even if an organisation row goes).
 
 -- +goose Up
 CREATE TABLE operators (
-    user_id    text PRIMARY KEY REFERENCES users (id) ON DELETE CASCADE,
+    user_id    text PRIMARY KEY,
     created_by text NOT NULL,
     created_at datetime NOT NULL
 );
@@ -27,13 +29,13 @@ CREATE TABLE credit_plans (
 );
 
 CREATE TABLE org_plans (
-    org_id     text PRIMARY KEY REFERENCES orgs (id) ON DELETE CASCADE,
-    plan_id    text NOT NULL REFERENCES credit_plans (id),
+    org_id     text PRIMARY KEY,
+    plan_id    text NOT NULL,
     updated_at datetime NOT NULL
 );
 
 CREATE TABLE credit_accounts (
-    org_id          text PRIMARY KEY REFERENCES orgs (id) ON DELETE CASCADE,
+    org_id          text PRIMARY KEY,
     balance_micros  bigint NOT NULL DEFAULT 0,
     reserved_micros bigint NOT NULL DEFAULT 0 CHECK (reserved_micros >= 0),
     updated_at      datetime NOT NULL
@@ -41,7 +43,7 @@ CREATE TABLE credit_accounts (
 
 CREATE TABLE credit_ledger (
     id            text PRIMARY KEY,
-    org_id        text NOT NULL REFERENCES orgs (id) ON DELETE CASCADE,
+    org_id        text NOT NULL,
     kind          text NOT NULL CHECK (kind IN ('topup', 'grant', 'debit', 'refund', 'adjustment')),
     amount_micros bigint NOT NULL,
     actor         text NOT NULL,
@@ -56,7 +58,7 @@ CREATE UNIQUE INDEX credit_ledger_debit_key ON credit_ledger (org_id, request_id
 
 CREATE TABLE credit_reservations (
     id            text PRIMARY KEY,
-    org_id        text NOT NULL REFERENCES orgs (id) ON DELETE CASCADE,
+    org_id        text NOT NULL,
     request_id    text NOT NULL,
     amount_micros bigint NOT NULL CHECK (amount_micros > 0),
     created_at    datetime NOT NULL
