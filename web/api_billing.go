@@ -105,26 +105,36 @@ func (a *API) getLedger(c *fiber.Ctx) error {
 // getStatement handles GET /api/v1/billing/statements/:month
 // (?format=json, csv or pdf): the organisation's monthly statement.
 func (a *API) getStatement(c *fiber.Ctx) error {
-	act, err := a.settingsActor(c, false)
+	st, org, format, err := a.statement(c)
 	if err != nil {
 		return a.fail(c, err)
+	}
+	return sendStatement(c, st, org, format)
+}
+
+// statement reads the caller's organisation's statement of the :month
+// parameter, its name and the ?format asked for.
+func (a *API) statement(c *fiber.Ctx) (*credits.Statement, string, string, error) {
+	act, err := a.settingsActor(c, false)
+	if err != nil {
+		return nil, "", "", err
 	}
 	month, err := credits.ParseMonth(param(c, "month"))
 	if err != nil {
-		return a.fail(c, err)
+		return nil, "", "", err
 	}
 	format := c.Query("format", "json")
 	if format != "json" && format != "csv" && format != "pdf" {
-		return a.fail(c, &credits.FieldError{Field: "format", Message: "must be json, csv or pdf"})
+		return nil, "", "", &credits.FieldError{Field: "format", Message: "must be json, csv or pdf"}
 	}
 	ctx := c.UserContext()
 	st, err := a.d.Billing.Credits.Statement(ctx, act.OrgID, month)
 	if err != nil {
-		return a.fail(c, err)
+		return nil, "", "", err
 	}
 	org, err := a.d.Accounts.Org(ctx, act)
 	if err != nil {
-		return a.fail(c, err)
+		return nil, "", "", err
 	}
-	return sendStatement(c, st, org.Name, format)
+	return st, org.Name, format, nil
 }
