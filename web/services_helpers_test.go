@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/heddle-gw/heddle/analytics"
 	"github.com/heddle-gw/heddle/analytics/analyticstest"
@@ -82,6 +83,14 @@ func newDeps(t *testing.T, store *tenancytest.Memory, logger *slog.Logger, teste
 	creds := tenancy.NewCredentials(store, vault, tenancy.CredentialsConfig{Resolver: tenancy.NewCredentialResolver(store, vault, tenancy.ResolverConfig{})})
 	db := testdb.SQLite(t).DB
 	sf := servicesFixture{reader: analyticstest.NewStore(), routing: newRoutingStore()}
+	// Migration 01400 creates the platform organisation (no members); the
+	// memory store needs an owner to hold it.
+	now := time.Now().UTC()
+	if err := store.CreateAccount(context.Background(), &tenancy.User{ID: "user_platform", Email: "platform@invalid", CreatedAt: now},
+		&tenancy.Org{ID: credits.PlatformOrgID, Name: "platform", Slug: "heddle-platform", CreatedAt: now},
+		&tenancy.Membership{OrgID: credits.PlatformOrgID, UserID: "user_platform", Role: tenancy.RoleOwner, CreatedAt: now}); err != nil {
+		t.Fatal(err)
+	}
 	sf.credits = credits.NewService(creditsql.New(db), credits.Config{FirstOperator: "root@example.com"})
 	sf.payments = testPayments{sf.credits}
 	b := newBudgets()

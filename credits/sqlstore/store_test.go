@@ -156,3 +156,83 @@ func TestConcurrentReservationsNeverOverdraw(t *testing.T) {
 		}
 	})
 }
+
+// TestIncludedMonthlyCredit: a plan's included credit is granted once per
+// UTC month, however many replicas read the plan, and again next month.
+func TestIncludedMonthlyCredit(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, d testdb.DB) {
+		ctx := context.Background()
+		addOrg(t, d.DB, "org_a")
+		now := time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)
+		clock := func() time.Time { return now }
+		replicas := []*credits.Service{
+			credits.NewService(sqlstore.New(d.DB), credits.Config{Now: clock}),
+			credits.NewService(sqlstore.New(d.Reopen(t)), credits.Config{Now: clock}),
+		}
+		p, err := replicas[0].SavePlan(ctx, credits.PlanInput{Name: "inc", Providers: []string{"openai"}, MultiplierBP: 10000, IncludedMonthlyMicros: 2500},
+			func(string) bool { return true })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := replicas[0].AssignPlan(ctx, "org_a", p.ID); err != nil {
+			t.Fatal(err)
+		}
+		for range 3 {
+			for _, r := range replicas {
+				if got, err := r.OrgPlan(ctx, "org_a"); err != nil || got.ID != p.ID {
+					t.Fatalf("org plan %+v %v", got, err)
+				}
+			}
+		}
+		if a, _ := replicas[1].Account(ctx, "org_a"); a.BalanceMicros != 2500 {
+			t.Fatalf("balance %d after one month, want 2500", a.BalanceMicros)
+		}
+		now = now.AddDate(0, 1, 0)
+		if _, err := replicas[1].OrgPlan(ctx, "org_a"); err != nil {
+			t.Fatal(err)
+		}
+		if a, _ := replicas[0].Account(ctx, "org_a"); a.BalanceMicros != 5000 {
+			t.Fatalf("balance %d after two months, want 5000", a.BalanceMicros)
+		}
+		if err := replicas[0].AssignPlan(ctx, "org_a", "plan_missing"); !errors.Is(err, credits.ErrNotFound) {
+			t.Fatalf("unknown plan: %v", err)
+		}
+	})
+}
+
+// TestStatement: opening balance from earlier months, one line per
+// credit entry, one usage line per day of debits, totals and closing.
+func TestStatement(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, d testdb.DB) {
+		ctx := context.Background()
+		addOrg(t, d.DB, "org_a")
+		store := sqlstore.New(d.DB)
+		at := func(day, hour int) time.Time { return time.Date(2026, 11, day, hour, 0, 0, 0, time.UTC) }
+		for i, e := range []credits.Entry{
+			{Kind: credits.KindGrant, AmountMicros: 1000, CreatedAt: time.Date(2026, 10, 30, 0, 0, 0, 0, time.UTC), Reason: "october"},
+			{Kind: credits.KindTopUp, AmountMicros: 5000, CreatedAt: at(1, 9), Reference: "inv-1", Reason: "paid"},
+			{Kind: credits.KindDebit, AmountMicros: -30, CreatedAt: at(2, 9), RequestID: "r1"},
+			{Kind: credits.KindDebit, AmountMicros: -20, CreatedAt: at(2, 10), RequestID: "r2"},
+			{Kind: credits.KindDebit, AmountMicros: -50, CreatedAt: at(3, 10), RequestID: "r3"},
+			{Kind: credits.KindAdjustment, AmountMicros: -100, CreatedAt: at(4, 10), Reason: "correction"},
+			{Kind: credits.KindGrant, AmountMicros: 7, CreatedAt: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), Reason: "december"},
+		} {
+			e.ID, e.OrgID, e.Actor = fmt.Sprintf("0000000%d", i), "org_a", "op"
+			if _, _, err := store.Append(ctx, &e); err != nil {
+				t.Fatal(err)
+			}
+		}
+		st, err := credits.NewService(store, credits.Config{}).Statement(ctx, "org_a", time.Date(2026, 11, 15, 0, 0, 0, 0, time.UTC))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := []string{}
+		for _, l := range st.Lines {
+			got = append(got, fmt.Sprintf("%s %s %d %d", l.Date.Format("01-02"), l.Kind, l.Requests, l.AmountMicros))
+		}
+		want := "[11-01 topup 0 5000 11-02 debit 2 -50 11-03 debit 1 -50 11-04 adjustment 0 -100]"
+		if fmt.Sprint(got) != want || st.Opening != 1000 || st.Closing != 5800 || st.Totals[credits.KindDebit] != -100 || st.Totals[credits.KindTopUp] != 5000 {
+			t.Fatalf("statement lines %v opening %d closing %d totals %v\nwant %s, 1000, 5800", got, st.Opening, st.Closing, st.Totals, want)
+		}
+	})
+}
