@@ -1,11 +1,17 @@
 package e2e
 
 import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -148,4 +154,52 @@ func saveStatement(t *testing.T, tn *tenant, month, dir string) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// hookSecret signs low-balance alerts in the tests.
+const hookSecret = "whsec-e2e-2b7c91d4"
+
+// lowBalance is one alert the webhook received (its signature checked).
+type lowBalance struct {
+	Type          string `json:"type"`
+	OrgID         string `json:"org_id"`
+	BalanceMicros int64  `json:"balance_micros"`
+}
+
+// alertHook is a webhook receiver that keeps alerts whose HMAC-SHA256
+// signature verifies and fails the test on any other.
+type alertHook struct {
+	url    string
+	mu     sync.Mutex
+	alerts []lowBalance
+}
+
+func newAlertHook(t *testing.T) *alertHook {
+	h := &alertHook{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		m := hmac.New(sha256.New, []byte(hookSecret))
+		m.Write(body)
+		if r.Header.Get("X-Heddle-Signature") != "sha256="+hex.EncodeToString(m.Sum(nil)) {
+			t.Errorf("webhook signature %q does not verify", r.Header.Get("X-Heddle-Signature"))
+			w.WriteHeader(400)
+			return
+		}
+		var a lowBalance
+		if err := json.Unmarshal(body, &a); err != nil {
+			t.Errorf("webhook body %s: %v", body, err)
+		}
+		h.mu.Lock()
+		h.alerts = append(h.alerts, a)
+		h.mu.Unlock()
+	}))
+	t.Cleanup(srv.Close)
+	h.url = srv.URL + "/hook"
+	return h
+}
+
+func (h *alertHook) got() []lowBalance {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]lowBalance(nil), h.alerts...)
 }

@@ -23,7 +23,9 @@ import (
 func TestHostedBilling(t *testing.T) {
 	const multiplier = 15000
 	up := dispatchtest.NewUpstream(t)
-	in := startHeddle(t, map[string]string{"HEDDLE_OPERATOR_EMAIL": "operator@example.com"})
+	hook := newAlertHook(t)
+	in := startHeddle(t, map[string]string{"HEDDLE_OPERATOR_EMAIL": "operator@example.com",
+		"HEDDLE_LOW_BALANCE_MICROS": "1000", "HEDDLE_LOW_BALANCE_WEBHOOK": hook.url, "HEDDLE_LOW_BALANCE_WEBHOOK_SECRET": hookSecret})
 	op, planID := operatorSetup(t, in.URL, up.URL+"/v1", multiplier)
 	tn := signUp(t, in.URL, "tenant@example.com", "", "", "")
 	other := signUp(t, in.URL, "other@example.com", "", "", "")
@@ -145,6 +147,15 @@ func TestHostedBilling(t *testing.T) {
 	}
 	if dir := os.Getenv("HEDDLE_E2E_STATEMENT_DIR"); dir != "" {
 		saveStatement(t, tn, month, dir)
+	}
+
+	// The balance fell below $0.001 once: one signed alert, one log line.
+	testwait.Until(t, 10*time.Second, "the low-balance webhook", func() bool { return len(hook.got()) > 0 })
+	if alerts := hook.got(); len(alerts) != 1 || alerts[0].OrgID != tn.OrgID || alerts[0].Type != "low_balance" || alerts[0].BalanceMicros >= 1000 {
+		t.Errorf("low-balance alerts %+v, want one for %s", alerts, tn.OrgID)
+	}
+	if !in.logContains(`"msg":"low credit balance"`) {
+		t.Error("no low-balance log line")
 	}
 
 	// BYOK wins: with its own credential the organisation is served with
