@@ -97,11 +97,6 @@ func (s *Service) RequireOperator(ctx context.Context, userID string) error {
 	return nil
 }
 
-// IsOperator reports whether userID holds the platform role.
-func (s *Service) IsOperator(ctx context.Context, userID string) (bool, error) {
-	return s.store.IsOperator(ctx, userID)
-}
-
 // Operators lists the operators.
 func (s *Service) Operators(ctx context.Context) ([]Operator, error) { return s.store.Operators(ctx) }
 
@@ -243,10 +238,6 @@ func (s *Service) OrgSummaries(ctx context.Context) ([]OrgSummary, error) {
 	return s.store.OrgSummaries(ctx, time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.UTC))
 }
 
-// BalanceAt is orgID's balance from its entries created before t.
-func (s *Service) BalanceAt(ctx context.Context, orgID string, t time.Time) (int64, error) {
-	return s.store.BalanceAt(ctx, orgID, t)
-}
 
 // Entries pages orgID's ledger.
 func (s *Service) Entries(ctx context.Context, orgID string, q EntryQuery) ([]Entry, error) {

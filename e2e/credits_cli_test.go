@@ -31,6 +31,18 @@ func TestOperatorCLIAndPlatformRotation(t *testing.T) {
 	if out, err := runCLI(ctx, t, cliEnv, "operator", "add", "OPS@example.com"); err != nil || !strings.Contains(out, "ops@example.com is an operator") {
 		t.Fatalf("operator add: %v %s", err, out)
 	}
+	tn := signUp(t, in.URL, "rotated@example.com", "", "", "")
+	op.do("POST", "/api/v1/operator/operators", map[string]any{"email": "rotated@example.com"}, 201, nil)
+	var ops struct {
+		Operators []struct {
+			Email     string `json:"email"`
+			CreatedBy string `json:"created_by"`
+		} `json:"operators"`
+	}
+	tn.api.do("GET", "/api/v1/operator/operators", nil, 200, &ops)
+	if len(ops.Operators) != 2 || ops.Operators[0].Email != "ops@example.com" || ops.Operators[0].CreatedBy != "cli" {
+		t.Fatalf("operators %+v", ops)
+	}
 	var plan struct {
 		ID string `json:"id"`
 	}
@@ -50,7 +62,6 @@ func TestOperatorCLIAndPlatformRotation(t *testing.T) {
 			t.Fatalf("an operator API answer contains the platform secret: %s", b)
 		}
 	}
-	tn := signUp(t, in.URL, "rotated@example.com", "", "", "")
 	op.do("PUT", "/api/v1/operator/orgs/"+tn.OrgID+"/plan", map[string]any{"plan_id": plan.ID}, 200, nil)
 	op.do("POST", "/api/v1/operator/orgs/"+tn.OrgID+"/credits", map[string]any{"kind": "grant", "amount_micros": 1_000_000}, 201, nil)
 	if resp, b := chat(t, in.URL, tn.Key, chatBody(1)); resp.StatusCode != 200 {

@@ -84,7 +84,7 @@ func TestHostedBilling(t *testing.T) {
 		if resp.StatusCode != 402 || resp.Header.Get("x-heddle-error") != "billing.insufficient_credits" {
 			t.Errorf("%s with too little credit: %d %q %s", c.name, resp.StatusCode, resp.Header.Get("x-heddle-error"), b)
 		}
-		if c.header != "x-goog-api-key" && !strings.Contains(b, "prepaid credit") {
+		if !strings.Contains(b, "prepaid credit") {
 			t.Errorf("%s: the error body does not say why: %s", c.name, b)
 		}
 	}
