@@ -238,7 +238,6 @@ func (s *Service) OrgSummaries(ctx context.Context) ([]OrgSummary, error) {
 	return s.store.OrgSummaries(ctx, time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.UTC))
 }
 
-
 // Entries pages orgID's ledger.
 func (s *Service) Entries(ctx context.Context, orgID string, q EntryQuery) ([]Entry, error) {
 	if q.Limit <= 0 || q.Limit > 1000 {
