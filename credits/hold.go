@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 )
 
 // Reserve holds micros of orgID's credit for requestID's call, or returns
@@ -22,9 +23,10 @@ func (s *Service) Reserve(ctx context.Context, orgID, requestID string, micros i
 // Settle debits a served call's cost at the plan's prices and releases the
 // rest of its reservation. A settlement that fails leaves the hold in
 // place (the credit stays held, never spent twice) and is logged.
-func (s *Service) Settle(ctx context.Context, r *Reservation, debitMicros int64, reason string) error {
-	e := &Entry{ID: newID(), OrgID: r.OrgID, Kind: KindDebit, AmountMicros: -max(debitMicros, 0), Actor: "gateway",
-		Reason: reason, RequestID: r.RequestID, CreatedAt: s.cfg.Now().UTC()}
+func (s *Service) Settle(ctx context.Context, r *Reservation, u Use) error {
+	e := &Entry{ID: newID(), OrgID: r.OrgID, Kind: KindDebit, AmountMicros: -max(u.Micros, 0), Actor: "gateway",
+		Reason: "request on " + u.Model, RequestID: r.RequestID, Model: u.Model, KeyID: u.KeyID, CreatedAt: s.cfg.Now().UTC()}
+	debitMicros := u.Micros
 	if err := s.store.Settle(ctx, r.OrgID, r.ID, e); err != nil {
 		s.cfg.Logger.ErrorContext(ctx, "credit settlement failed", "org_id", r.OrgID, "request_id", r.RequestID,
 			"reservation_id", r.ID, "debit_micros", debitMicros, "err", err)
@@ -32,6 +34,18 @@ func (s *Service) Settle(ctx context.Context, r *Reservation, debitMicros int64,
 	}
 	s.alertIfLow(ctx, r.OrgID, max(debitMicros, 0))
 	return nil
+}
+
+// Use is what a served request is debited: its amount at the plan's
+// prices, and the model and key it is reported under.
+type Use struct {
+	Micros       int64
+	Model, KeyID string
+}
+
+// Usage is orgID's debits in [from, to) by model and key.
+func (s *Service) Usage(ctx context.Context, orgID string, from, to time.Time) ([]UsageRow, error) {
+	return s.store.Usage(ctx, orgID, from, to)
 }
 
 // Release ends a reservation without a debit (the call failed, was
@@ -47,12 +61,13 @@ func (s *Service) Release(ctx context.Context, r *Reservation) error {
 
 // ChargeFee debits a plan's fee on a BYOK call (no reservation: the fee is
 // a share of a cost the organisation's own credential already paid).
-func (s *Service) ChargeFee(ctx context.Context, orgID, requestID string, micros int64) error {
+func (s *Service) ChargeFee(ctx context.Context, orgID, requestID string, u Use) error {
+	micros := u.Micros
 	if micros <= 0 {
 		return nil
 	}
 	_, _, err := s.store.Append(ctx, &Entry{ID: newID(), OrgID: orgID, Kind: KindDebit, AmountMicros: -micros, Actor: "gateway",
-		Reason: "BYOK fee", RequestID: requestID, CreatedAt: s.cfg.Now().UTC()})
+		Reason: "BYOK fee on " + u.Model, RequestID: requestID, Model: u.Model, KeyID: u.KeyID, CreatedAt: s.cfg.Now().UTC()})
 	if err != nil {
 		s.cfg.Logger.ErrorContext(ctx, "BYOK fee debit failed", "org_id", orgID, "request_id", requestID, "err", err)
 		return err

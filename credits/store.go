@@ -69,6 +69,9 @@ type LedgerStore interface {
 	Entries(ctx context.Context, orgID string, q EntryQuery) ([]Entry, error)
 	// Reservations lists orgID's held reservations, oldest first.
 	Reservations(ctx context.Context, orgID string) ([]Reservation, error)
+	// Usage groups orgID's debits in [from, to) by model and key, dearest
+	// first.
+	Usage(ctx context.Context, orgID string, from, to time.Time) ([]UsageRow, error)
 	// BalanceAt is the sum of orgID's entries created before t.
 	BalanceAt(ctx context.Context, orgID string, t time.Time) (int64, error)
 	// OrgSummaries lists every organisation (the platform's own excepted)

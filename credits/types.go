@@ -31,6 +31,8 @@ type Entry struct {
 	Actor        string // user id, "gateway", or "plan"
 	Reason       string
 	RequestID    string // debits and refunds
+	Model        string // debits: the model that served the request
+	KeyID        string // debits: the rk_ key that sent it
 	Reference    string // top-ups and grants: idempotency reference ("" none)
 	CreatedAt    time.Time
 }
@@ -125,4 +127,11 @@ type OrgSummary struct {
 	SpentMicros int64
 	// LastActivity is when one of its keys was last used (nil: never).
 	LastActivity *time.Time
+}
+
+// UsageRow is what one model and key cost in debits over a period.
+type UsageRow struct {
+	Model, KeyID string
+	Requests     int
+	Micros       int64 // the debits' total, positive
 }

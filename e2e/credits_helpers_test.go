@@ -88,6 +88,12 @@ type billingState struct {
 		Model string  `json:"model"`
 		Input float64 `json:"input"`
 	} `json:"prices"`
+	Usage []struct {
+		Model    string `json:"model"`
+		KeyID    string `json:"key_id"`
+		Requests int    `json:"requests"`
+		Micros   int64  `json:"micros"`
+	} `json:"usage_this_month"`
 }
 
 // wholeLedger pages through t's ledger (newest first).

@@ -106,6 +106,15 @@ func TestHostedBilling(t *testing.T) {
 	if st.BalanceMicros < 0 || st.ReservedMicros != 0 || len(st.Reservations) != 0 || sum != st.BalanceMicros {
 		t.Errorf("billing %+v, ledger sum %d: want balance >= 0, nothing reserved, sum == balance", st, sum)
 	}
+	var debited int64
+	for _, e := range ledger {
+		if e.Kind == "debit" {
+			debited -= e.AmountMicros
+		}
+	}
+	if len(st.Usage) != 1 || st.Usage[0].Model != "gpt-5-mini" || st.Usage[0].KeyID != tn.KeyID || st.Usage[0].Requests != len(served) || st.Usage[0].Micros != debited {
+		t.Errorf("usage by model and key %+v, want gpt-5-mini / %s: %d requests, %d micros", st.Usage, tn.KeyID, len(served), debited)
+	}
 	if st.Plan == nil || st.Plan.MultiplierBP != multiplier || len(st.Prices) == 0 {
 		t.Errorf("the tenant's plan and prices: %+v", st)
 	}

@@ -25,10 +25,10 @@ type Credits interface {
 	Reserve(ctx context.Context, orgID, requestID string, micros int64) (*credits.Reservation, error)
 	// Settle debits the call's cost at the plan's prices and releases the
 	// rest; Release gives the whole hold back.
-	Settle(ctx context.Context, r *credits.Reservation, debitMicros int64, reason string) error
+	Settle(ctx context.Context, r *credits.Reservation, u credits.Use) error
 	Release(ctx context.Context, r *credits.Reservation) error
 	// ChargeFee debits the plan's fee on a turn served by a BYOK credential.
-	ChargeFee(ctx context.Context, orgID, requestID string, micros int64) error
+	ChargeFee(ctx context.Context, orgID, requestID string, u credits.Use) error
 }
 
 // Funding is how an organisation's turns are paid for.
@@ -169,12 +169,12 @@ func (s creditStage) finish(p *pass, _ error) {
 	platform := served && ct.use != nil && ct.use.usedFor(p.result.Served.Provider)
 	switch {
 	case ct.hold != nil && platform:
-		_ = s.credits.Settle(ctx, ct.hold, ct.funding.Plan.Price(p.rec.CostMicros), "request on "+p.result.Served.Model)
+		_ = s.credits.Settle(ctx, ct.hold, credits.Use{Micros: ct.funding.Plan.Price(p.rec.CostMicros), Model: p.result.Served.Model, KeyID: p.t.Caller.KeyID})
 		return
 	case ct.hold != nil:
 		_ = s.credits.Release(ctx, ct.hold)
 	}
 	if served && !platform && ct.funding.BYOK[p.result.Served.Provider] {
-		_ = s.credits.ChargeFee(ctx, p.t.Caller.OrgID, p.t.RequestID, ct.funding.Plan.Fee(p.rec.CostMicros))
+		_ = s.credits.ChargeFee(ctx, p.t.Caller.OrgID, p.t.RequestID, credits.Use{Micros: ct.funding.Plan.Fee(p.rec.CostMicros), Model: p.result.Served.Model, KeyID: p.t.Caller.KeyID})
 	}
 }

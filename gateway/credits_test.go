@@ -29,13 +29,13 @@ func (f *fakeCredits) Reserve(_ context.Context, org, req string, micros int64) 
 	f.reserved = append(f.reserved, micros)
 	return &credits.Reservation{ID: "r", OrgID: org, RequestID: req, AmountMicros: micros}, nil
 }
-func (f *fakeCredits) Settle(_ context.Context, _ *credits.Reservation, d int64, _ string) error {
-	f.settled = append(f.settled, d)
+func (f *fakeCredits) Settle(_ context.Context, _ *credits.Reservation, u credits.Use) error {
+	f.settled = append(f.settled, u.Micros)
 	return nil
 }
 func (f *fakeCredits) Release(context.Context, *credits.Reservation) error { f.released++; return nil }
-func (f *fakeCredits) ChargeFee(_ context.Context, _, _ string, m int64) error {
-	f.fees = append(f.fees, m)
+func (f *fakeCredits) ChargeFee(_ context.Context, _, _ string, u credits.Use) error {
+	f.fees = append(f.fees, u.Micros)
 	return nil
 }
 

@@ -35,6 +35,16 @@ type billingView struct {
 	Reservations    []reservationView `json:"reservations"`
 	Plan            *planView         `json:"plan"`
 	Prices          []modelPriceView  `json:"prices"`
+	// Usage is this UTC month's debits by model and key.
+	Usage []usageView `json:"usage_this_month"`
+}
+
+// usageView is one model and key's debits.
+type usageView struct {
+	Model    string `json:"model"`
+	KeyID    string `json:"key_id"`
+	Requests int    `json:"requests"`
+	Micros   int64  `json:"micros"`
 }
 
 // billingState reads orgID's balance, reservations, plan and its prices.
@@ -52,8 +62,17 @@ func (a *API) billingState(ctx context.Context, orgID string) (billingView, erro
 	if err != nil {
 		return billingView{}, err
 	}
+	now := time.Now().UTC()
+	from := time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.UTC)
+	us, err := cr.Usage(ctx, orgID, from, from.AddDate(0, 1, 0))
+	if err != nil {
+		return billingView{}, err
+	}
 	v := billingView{BalanceMicros: acct.BalanceMicros, ReservedMicros: acct.ReservedMicros, AvailableMicros: acct.Available(),
-		Reservations: make([]reservationView, len(rs)), Prices: []modelPriceView{}}
+		Reservations: make([]reservationView, len(rs)), Prices: []modelPriceView{}, Usage: make([]usageView, len(us))}
+	for i, u := range us {
+		v.Usage[i] = usageView{Model: u.Model, KeyID: u.KeyID, Requests: u.Requests, Micros: u.Micros}
+	}
 	for i, r := range rs {
 		v.Reservations[i] = reservationView{ID: r.ID, RequestID: r.RequestID, AmountMicros: r.AmountMicros, CreatedAt: r.CreatedAt}
 	}

@@ -58,6 +58,9 @@ func (c *Console) billingPage(ctx *fiber.Ctx) error {
 	}
 	p := bill.ContentProps{Balance: components.USD(v.BalanceMicros), Reserved: components.USD(v.ReservedMicros),
 		Available: components.USD(v.AvailableMicros), Low: v.BalanceMicros <= 0, Ledger: ledger}
+	for _, u := range v.Usage {
+		p.Usage = append(p.Usage, bill.Usage{Model: u.Model, Key: u.KeyID, Requests: strconv.Itoa(u.Requests), Amount: components.USD(u.Micros)})
+	}
 	for _, r := range v.Reservations {
 		p.Reservations = append(p.Reservations, bill.Reservation{RequestID: r.RequestID, Amount: components.USD(r.AmountMicros), Since: components.Time(r.CreatedAt)})
 	}

@@ -19,6 +19,8 @@ type entryRow struct {
 	Actor        string    `gorm:"column:actor"`
 	Reason       string    `gorm:"column:reason"`
 	RequestID    string    `gorm:"column:request_id"`
+	Model        string    `gorm:"column:model"`
+	KeyID        string    `gorm:"column:key_id"`
 	Reference    string    `gorm:"column:reference"`
 	CreatedAt    time.Time `gorm:"column:created_at;autoCreateTime:false"`
 }
@@ -27,12 +29,12 @@ func (entryRow) TableName() string { return "credit_ledger" }
 
 func (r *entryRow) entry() credits.Entry {
 	return credits.Entry{ID: r.ID, OrgID: r.OrgID, Kind: credits.Kind(r.Kind), AmountMicros: r.AmountMicros, Actor: r.Actor,
-		Reason: r.Reason, RequestID: r.RequestID, Reference: r.Reference, CreatedAt: r.CreatedAt.UTC()}
+		Reason: r.Reason, RequestID: r.RequestID, Model: r.Model, KeyID: r.KeyID, Reference: r.Reference, CreatedAt: r.CreatedAt.UTC()}
 }
 
 func rowOf(e *credits.Entry) entryRow {
 	return entryRow{ID: e.ID, OrgID: e.OrgID, Kind: string(e.Kind), AmountMicros: e.AmountMicros, Actor: e.Actor,
-		Reason: e.Reason, RequestID: e.RequestID, Reference: e.Reference, CreatedAt: e.CreatedAt.UTC()}
+		Reason: e.Reason, RequestID: e.RequestID, Model: e.Model, KeyID: e.KeyID, Reference: e.Reference, CreatedAt: e.CreatedAt.UTC()}
 }
 
 type accountRow struct {
@@ -235,4 +237,24 @@ func (s *Store) BalanceAt(ctx context.Context, orgID string, t time.Time) (int64
 	err := s.conn(ctx).Model(&entryRow{}).Select("COALESCE(SUM(amount_micros), 0) AS total").
 		Where("org_id = ? AND created_at < ?", orgID, t.UTC()).Scan(&sum).Error
 	return sum.Total, mapErr("balance at", err)
+}
+
+// Usage groups orgID's debits in [from, to) by model and key.
+func (s *Store) Usage(ctx context.Context, orgID string, from, to time.Time) ([]credits.UsageRow, error) {
+	var rows []struct {
+		Model, KeyID string
+		Requests     int
+		Total        int64
+	}
+	err := s.conn(ctx).Model(&entryRow{}).Select("model, key_id, COUNT(*) AS requests, -SUM(amount_micros) AS total").
+		Where("org_id = ? AND kind = ? AND created_at >= ? AND created_at < ?", orgID, string(credits.KindDebit), from.UTC(), to.UTC()).
+		Group("model, key_id").Order("total DESC, model, key_id").Scan(&rows).Error
+	if err != nil {
+		return nil, mapErr("usage", err)
+	}
+	out := make([]credits.UsageRow, len(rows))
+	for i, r := range rows {
+		out[i] = credits.UsageRow{Model: r.Model, KeyID: r.KeyID, Requests: r.Requests, Micros: r.Total}
+	}
+	return out, nil
 }

@@ -71,10 +71,10 @@ func TestReserveSettleRelease(t *testing.T) {
 		if err := store.Release(ctx, "org_b", r1.ID); !errors.Is(err, credits.ErrNotFound) {
 			t.Fatalf("cross-org release: %v, want ErrNotFound", err)
 		}
-		if err := svc.Settle(ctx, r1, 250, "test"); err != nil {
+		if err := svc.Settle(ctx, r1, credits.Use{Micros: 250, Model: "m1", KeyID: "k1"}); err != nil {
 			t.Fatal(err)
 		}
-		if err := svc.Settle(ctx, r1, 250, "test"); err == nil {
+		if err := svc.Settle(ctx, r1, credits.Use{Micros: 250, Model: "m1", KeyID: "k1"}); err == nil {
 			t.Fatal("a reservation settled twice")
 		}
 		r2, err := svc.Reserve(ctx, "org_a", "req-2", 700)
@@ -94,6 +94,13 @@ func TestReserveSettleRelease(t *testing.T) {
 		es, err := svc.Entries(ctx, "org_a", credits.EntryQuery{})
 		if err != nil || len(es) != 2 || es[0].Kind != credits.KindDebit || es[0].AmountMicros != -250 || es[0].RequestID != "req-1" {
 			t.Fatalf("entries %+v err %v, want the debit of req-1 first", es, err)
+		}
+		us, err := svc.Usage(ctx, "org_a", time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
+		if err != nil || len(us) != 1 || us[0] != (credits.UsageRow{Model: "m1", KeyID: "k1", Requests: 1, Micros: 250}) {
+			t.Fatalf("usage %+v err %v", us, err)
+		}
+		if us, _ := svc.Usage(ctx, "org_b", time.Now().Add(-time.Hour), time.Now().Add(time.Hour)); len(us) != 0 {
+			t.Fatalf("org_b sees org_a's usage %+v", us)
 		}
 		if es, _ := svc.Entries(ctx, "org_b", credits.EntryQuery{}); len(es) != 0 {
 			t.Fatalf("org_b sees %d of org_a's entries", len(es))
@@ -134,7 +141,7 @@ func TestConcurrentReservationsNeverOverdraw(t *testing.T) {
 					return
 				}
 				held++
-				if err := svc.Settle(ctx, r, each, "test"); err != nil {
+				if err := svc.Settle(ctx, r, credits.Use{Micros: each, Model: "m", KeyID: "k"}); err != nil {
 					t.Error(err)
 				}
 			}()

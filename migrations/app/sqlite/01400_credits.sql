@@ -49,6 +49,8 @@ CREATE TABLE credit_ledger (
     actor         text NOT NULL,
     reason        text NOT NULL DEFAULT '',
     request_id    text NOT NULL DEFAULT '',
+    model         text NOT NULL DEFAULT '',
+    key_id        text NOT NULL DEFAULT '',
     reference     text NOT NULL DEFAULT '',
     created_at    datetime NOT NULL
 );

@@ -21,6 +21,12 @@ type ContentProps struct {
 	Reservations                 []Reservation
 	Ledger                       LedgerProps
 	Months                       []string // statement months, newest first ("2026-12")
+	Usage                        []Usage  // this month's debits by model and key
+}
+
+// Usage is one model and key's debits this month.
+type Usage struct {
+	Model, Key, Requests, Amount string
 }
 
 // Plan is the organisation's plan and its prices per million tokens.
