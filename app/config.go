@@ -64,8 +64,8 @@ type Config struct {
 	// /debug/pprof/, e.g. 127.0.0.1:6060; empty (default) serves none. It is
 	// never the public listener.
 	DebugAddr string
-	// Hosted billing (issue 12): HEDDLE_OPERATOR_EMAIL is the user granted
-	// the operator role when they first use the operator API or console;
+	// Hosted billing (issue 12): HEDDLE_OPERATOR_EMAIL is the signed-up user
+	// granted the operator role at start;
 	// HEDDLE_LOW_BALANCE_MICROS the prepaid balance below which an
 	// organisation is alerted (0 none, default 1000000 = $1);
 	// HEDDLE_LOW_BALANCE_WEBHOOK a URL the alert is POSTed to, signed with

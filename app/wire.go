@@ -154,6 +154,9 @@ func wire(ctx context.Context, cfg Config, logger *slog.Logger) (_ *components, 
 	c.orgBudgets = billing.NewOrgBudgets(billingsql.New(c.db), billing.OrgBudgetsConfig{})
 	c.wireCredits()
 	c.usable.plans = c.credits
+	if err = c.grantFirstOperator(ctx); err != nil {
+		return nil, err
+	}
 	limiter := c.keyLimiter()
 	c.contents = newContents(c)
 	guard, err := admission.New(admission.Deps{Limiter: limiter, Budgets: c.budgets, OrgBudgets: c.orgBudgets, Logger: logger})

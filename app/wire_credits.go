@@ -22,6 +22,7 @@ import (
 	"github.com/heddle-gw/heddle/dispatch/provider/openaicompat"
 	"github.com/heddle-gw/heddle/gateway"
 	"github.com/heddle-gw/heddle/internal/netpolicy"
+	"github.com/heddle-gw/heddle/tenancy"
 	"github.com/heddle-gw/heddle/web"
 )
 
@@ -60,7 +61,30 @@ func (c *components) wireCredits() {
 			logger: c.logger.With("component", "credits")}
 	}
 	c.credits = credits.NewService(creditsql.New(c.db), credits.Config{Logger: c.logger.With("component", "credits"),
-		Alerts: alerts, LowBalanceMicros: int64(c.cfg.LowBalanceMicros), FirstOperator: c.cfg.OperatorEmail})
+		Alerts: alerts, LowBalanceMicros: int64(c.cfg.LowBalanceMicros)})
+}
+
+// grantFirstOperator gives HEDDLE_OPERATOR_EMAIL's user the operator role
+// at start. Only a user who already signed up is granted (never one who
+// signs up later with that email: sign-up does not verify addresses, so a
+// stranger could claim it); otherwise it says how to finish.
+func (c *components) grantFirstOperator(ctx context.Context) error {
+	if c.cfg.OperatorEmail == "" {
+		return nil
+	}
+	u, err := c.accounts.UserByEmail(ctx, c.cfg.OperatorEmail)
+	if errors.Is(err, tenancy.ErrNotFound) {
+		c.logger.WarnContext(ctx, "HEDDLE_OPERATOR_EMAIL names no signed-up user: sign up, then restart or run heddle operator add")
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("app: first operator: %w", err)
+	}
+	if err := c.credits.AddOperator(ctx, u.ID, "env"); err != nil {
+		return fmt.Errorf("app: first operator: %w", err)
+	}
+	c.logger.InfoContext(ctx, "operator role granted from HEDDLE_OPERATOR_EMAIL", "user_id", u.ID)
+	return nil
 }
 
 // creditFunding is the gateway's Credits: the credits service, with each

@@ -23,9 +23,6 @@ type Config struct {
 	Alerts AlertSink
 	// LowBalanceMicros is the low-balance threshold (0: no alerts).
 	LowBalanceMicros int64
-	// FirstOperator is the email of the user who becomes an operator when
-	// they first reach an operator surface ("" none; HEDDLE_OPERATOR_EMAIL).
-	FirstOperator string
 }
 
 // AlertSink hears of organisations whose balance fell below the threshold.
@@ -71,18 +68,6 @@ func newID() string { return uuid.Must(uuid.NewV7()).String() }
 // id, or "cli"/"env" for the first operator).
 func (s *Service) AddOperator(ctx context.Context, userID, by string) error {
 	return s.store.AddOperator(ctx, userID, by, s.cfg.Now().UTC())
-}
-
-// ClaimFirstOperator grants userID the operator role when email is the
-// configured first operator's, and says whether it did.
-func (s *Service) ClaimFirstOperator(ctx context.Context, userID, email string) (bool, error) {
-	if s.cfg.FirstOperator == "" || !strings.EqualFold(strings.TrimSpace(email), s.cfg.FirstOperator) {
-		return false, nil
-	}
-	if err := s.AddOperator(ctx, userID, "env"); err != nil {
-		return false, err
-	}
-	return true, nil
 }
 
 // RequireOperator returns nil for an operator, ErrNotOperator otherwise.

@@ -67,13 +67,18 @@ func TestOperatorCLIAndPlatformRotation(t *testing.T) {
 	if resp, b := chat(t, in.URL, tn.Key, chatBody(1)); resp.StatusCode != 200 {
 		t.Fatalf("before rotation: %d %s", resp.StatusCode, b)
 	}
+	envOp := signUp(t, in.URL, "envop@example.com", "", "", "").api
+	envOp.do("GET", "/api/v1/operator/plans", nil, 403, nil)
 	in.stop(t)
 
 	out, err := runCLI(ctx, t, cliEnv, "vault", "rotate", "--reencrypt-org", "heddle-platform")
 	if err != nil || !strings.Contains(out, "1 data keysets re-wrapped") || !strings.Contains(out, "1 credentials re-encrypted") {
 		t.Fatalf("vault rotate: %v %s", err, out)
 	}
-	in2 := startHeddle(t, env)
+	// HEDDLE_OPERATOR_EMAIL grants a user who signed up before the start.
+	in2 := startHeddle(t, map[string]string{"HEDDLE_DATA_DIR": dataDir, "HEDDLE_OPERATOR_EMAIL": "EnvOp@example.com"})
+	envOp.base = in2.URL
+	envOp.do("GET", "/api/v1/operator/plans", nil, 200, nil)
 	before := len(up.Requests())
 	if resp, b := chat(t, in2.URL, tn.Key, chatBody(2)); resp.StatusCode != 200 {
 		t.Fatalf("after rotation and restart: %d %s", resp.StatusCode, b)

@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"context"
+	"time"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
@@ -117,12 +119,21 @@ func wholeLedger(t *testing.T, tn *tenant) []ledgerEntry {
 	return nil
 }
 
-// operatorSetup signs up the operator (HEDDLE_OPERATOR_EMAIL), creates a
-// plan of multiplierBP on openai and a platform credential pointing at
+// operatorSetup signs up operator@example.com, makes it an operator with
+// `heddle operator add` (cliEnv reaches the instance's database), creates
+// a plan of multiplierBP on openai and a platform credential pointing at
 // upstreamURL, and returns the operator's client and the plan id.
-func operatorSetup(t *testing.T, base, upstreamURL string, multiplierBP int64) (*apiClient, string) {
+func operatorSetup(t *testing.T, base string, cliEnv map[string]string, upstreamURL string, multiplierBP int64) (*apiClient, string) {
 	t.Helper()
 	op := signUp(t, base, "operator@example.com", "", "", "").api
+	// HEDDLE_OPERATOR_EMAIL names this address, but the user signed up after
+	// the start: a later sign-up is never granted the role.
+	op.do("GET", "/api/v1/operator/orgs", nil, 403, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if out, err := runCLI(ctx, t, cliEnv, "operator", "add", "operator@example.com"); err != nil {
+		t.Fatalf("operator add: %v %s", err, out)
+	}
 	var plan struct {
 		ID string `json:"id"`
 	}

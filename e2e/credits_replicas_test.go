@@ -36,7 +36,7 @@ func TestHostedBillingReplicas(t *testing.T) {
 		env2[k] = v
 	}
 	r2 := startHeddle(t, env2)
-	op, planID := operatorSetup(t, r1.URL, up.URL+"/v1", 15000)
+	op, planID := operatorSetup(t, r1.URL, map[string]string{"HEDDLE_DATABASE_URL": pg, "HEDDLE_DATA_DIR": r1.DataDir}, up.URL+"/v1", 15000)
 	tn := signUp(t, r2.URL, "drain@example.com", "", "", "")
 	op.do("PUT", "/api/v1/operator/orgs/"+tn.OrgID+"/plan", map[string]any{"plan_id": planID}, 200, nil)
 	// About ten streams' worth at once (a reservation is ~210 micros, a

@@ -26,7 +26,7 @@ func TestHostedBilling(t *testing.T) {
 	hook := newAlertHook(t)
 	in := startHeddle(t, map[string]string{"HEDDLE_OPERATOR_EMAIL": "operator@example.com",
 		"HEDDLE_LOW_BALANCE_MICROS": "1000", "HEDDLE_LOW_BALANCE_WEBHOOK": hook.url, "HEDDLE_LOW_BALANCE_WEBHOOK_SECRET": hookSecret})
-	op, planID := operatorSetup(t, in.URL, up.URL+"/v1", multiplier)
+	op, planID := operatorSetup(t, in.URL, map[string]string{"HEDDLE_DATA_DIR": in.DataDir}, up.URL+"/v1", multiplier)
 	tn := signUp(t, in.URL, "tenant@example.com", "", "", "")
 	other := signUp(t, in.URL, "other@example.com", "", "", "")
 

@@ -2,7 +2,6 @@ package web
 
 import (
 	"context"
-	"errors"
 	"strconv"
 	"time"
 
@@ -46,8 +45,8 @@ type Payment struct {
 // operatorKey marks a request whose user holds the operator role.
 type operatorKey struct{}
 
-// requireOperator lets operators through (granting the role first to the
-// configured first operator) and refuses everyone else with 403.
+// requireOperator lets operators through and refuses everyone else with
+// 403 credits.not_operator.
 func (a *API) requireOperator(c *fiber.Ctx) error {
 	if err := a.checkOperator(c); err != nil {
 		return a.fail(c, err)
@@ -60,18 +59,7 @@ func (a *API) checkOperator(c *fiber.Ctx) error {
 	if ok, _ := c.Locals(operatorKey{}).(bool); ok {
 		return nil
 	}
-	ctx, uid := c.UserContext(), AuthOf(c).UserID
-	err := a.d.Billing.Credits.RequireOperator(ctx, uid)
-	if errors.Is(err, credits.ErrNotOperator) {
-		if u, uerr := a.d.Accounts.User(ctx, uid); uerr == nil {
-			if ok, cerr := a.d.Billing.Credits.ClaimFirstOperator(ctx, uid, u.Email); cerr != nil {
-				err = cerr
-			} else if ok {
-				err = nil
-				a.d.Logger.InfoContext(ctx, "first operator granted from the configured email", "user_id", uid)
-			}
-		}
-	}
+	err := a.d.Billing.Credits.RequireOperator(c.UserContext(), AuthOf(c).UserID)
 	if err == nil {
 		c.Locals(operatorKey{}, true)
 	}

@@ -87,8 +87,8 @@ func TestConsoleBillingPage(t *testing.T) {
 	}
 }
 
-// TestConsoleOperatorPage: the operator page refuses non-operators; the
-// first operator (by the configured email) creates a plan, sets it on an
+// TestConsoleOperatorPage: the operator page refuses non-operators; an
+// operator creates a plan, sets it on an
 // organisation, records an idempotent top-up and adds a platform
 // credential that is never echoed.
 func TestConsoleOperatorPage(t *testing.T) {
@@ -108,6 +108,13 @@ func TestConsoleOperatorPage(t *testing.T) {
 
 	op := f.visitor()
 	op.signup("root@example.com")
+	root, err := f.accounts.UserByEmail(ctx, "root@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.credits.AddOperator(ctx, root.ID, "test"); err != nil {
+		t.Fatal(err)
+	}
 	page := op.get("/operator", nil)
 	if page.status != 200 || page.tid("nav-operator").AttrOr("class", "") != "active" || page.tid("operator-plan-form").Length() != 1 {
 		t.Fatalf("operator page: %d %s", page.status, page.body)

@@ -42,8 +42,7 @@ func (d *deps) apiConfig() web.APIConfig {
 type servicesFixture struct {
 	reader  *analyticstest.Store
 	routing *routingStore
-	// credits is hosted billing over the fixture's SQLite database; the
-	// user who signs up as root@example.com becomes its first operator.
+	// credits is hosted billing over the fixture's SQLite database.
 	credits  *credits.Service
 	payments web.PaymentProvider
 }
@@ -91,7 +90,7 @@ func newDeps(t *testing.T, store *tenancytest.Memory, logger *slog.Logger, teste
 		&tenancy.Membership{OrgID: credits.PlatformOrgID, UserID: "user_platform", Role: tenancy.RoleOwner, CreatedAt: now}); err != nil {
 		t.Fatal(err)
 	}
-	sf.credits = credits.NewService(creditsql.New(db), credits.Config{FirstOperator: "root@example.com"})
+	sf.credits = credits.NewService(creditsql.New(db), credits.Config{})
 	sf.payments = testPayments{sf.credits}
 	b := newBudgets()
 	d := deps{Logger: logger, Services: web.Services{
