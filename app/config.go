@@ -64,6 +64,16 @@ type Config struct {
 	// /debug/pprof/, e.g. 127.0.0.1:6060; empty (default) serves none. It is
 	// never the public listener.
 	DebugAddr string
+	// Hosted billing (issue 12): HEDDLE_OPERATOR_EMAIL is the signed-up user
+	// granted the operator role at start;
+	// HEDDLE_LOW_BALANCE_MICROS the prepaid balance below which an
+	// organisation is alerted (0 none, default 1000000 = $1);
+	// HEDDLE_LOW_BALANCE_WEBHOOK a URL the alert is POSTed to, signed with
+	// HEDDLE_LOW_BALANCE_WEBHOOK_SECRET(_FILE) (HMAC-SHA256).
+	OperatorEmail           string
+	LowBalanceMicros        int
+	LowBalanceWebhook       string
+	LowBalanceWebhookSecret string
 }
 
 // Production reports whether Heddle runs in production mode.
@@ -108,6 +118,10 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	}
 	c.ContentJanitorInterval = r.duration("HEDDLE_CONTENT_JANITOR_INTERVAL", 5*time.Minute)
 	c.DebugAddr = r.str("HEDDLE_DEBUG_ADDR", "")
+	c.OperatorEmail = strings.ToLower(strings.TrimSpace(r.str("HEDDLE_OPERATOR_EMAIL", "")))
+	c.LowBalanceMicros = r.int("HEDDLE_LOW_BALANCE_MICROS", 1_000_000)
+	c.LowBalanceWebhook = r.str("HEDDLE_LOW_BALANCE_WEBHOOK", "")
+	c.LowBalanceWebhookSecret = r.secret("HEDDLE_LOW_BALANCE_WEBHOOK_SECRET")
 	c.CookieSecure = r.bool("HEDDLE_COOKIE_SECURE", c.Production())
 	if c.SpillDir == "" {
 		c.SpillDir = filepath.Join(c.DataDir, "spill")
@@ -120,6 +134,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		c.OTLPHeaders = hs
 	}
 	errs = append(errs, c.validateTracing()...)
+	errs = append(errs, c.validateBilling()...)
 	if c.DebugAddr != "" {
 		if _, _, err := net.SplitHostPort(c.DebugAddr); err != nil {
 			errs = append(errs, fmt.Errorf("HEDDLE_DEBUG_ADDR: %q is not host:port", c.DebugAddr))

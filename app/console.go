@@ -29,6 +29,7 @@ func (c *components) wireWeb() error {
 		Models: func(ctx context.Context, orgID string) ([]catalog.Model, error) {
 			return c.service.ModelsFor(ctx, gateway.Caller{OrgID: orgID})
 		},
+		Billing: c.billingDeps(),
 	}
 	var err error
 	if c.adminAPI, err = web.NewAPI(s, web.APIConfig{Logger: c.logger.With("component", "web"), CookieSecure: c.cfg.CookieSecure}); err != nil {

@@ -21,7 +21,8 @@ Usage:
                                  issue an rk_ key (printed once)
   heddle vault init FILE         write a new master keyset file (kept if it exists)
   heddle vault rotate [--reencrypt-org ORG]
-                                 re-wrap every organisation's data keyset under a new master key
+                                 re-wrap every organisation's data keyset (the platform's too) under a new master key
+  heddle operator add EMAIL      grant a signed-up user the platform operator role
   heddle bundle train|eval ...   train or evaluate a routing bundle
   heddle models pull NAME        download a Hugging Face embedding model
 
@@ -59,6 +60,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return keysCommand(ctx, args, getenv, stdout, stderr)
 	case "vault":
 		return vaultCommand(ctx, args, getenv, stdout, stderr)
+	case "operator":
+		return operatorCommand(ctx, args, getenv, stdout, stderr)
 	case "bundle":
 		return bundleCommand(ctx, args, stdout)
 	case "models":

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/heddle-gw/heddle/catalog"
+	"github.com/heddle-gw/heddle/credits"
 	"github.com/heddle-gw/heddle/internal/ttlcache"
 	"github.com/heddle-gw/heddle/tenancy"
 )
@@ -20,6 +21,10 @@ type providerSet struct {
 	store   tenancy.CredentialStore
 	catalog *catalog.Catalog
 	cache   *ttlcache.Cache[map[string]bool]
+	// plans gives organisations' plans (nil: none, BYOK only).
+	plans interface {
+		OrgPlan(ctx context.Context, orgID string) (*credits.Plan, error)
+	}
 }
 
 func newProviderSet(store tenancy.CredentialStore, cat *catalog.Catalog, now func() time.Time) *providerSet {
@@ -27,9 +32,36 @@ func newProviderSet(store tenancy.CredentialStore, cat *catalog.Catalog, now fun
 }
 
 // UsableProviders returns the provider names (catalog names, so "openai"
-// also enables "openai-responses") the organisation can call. The returned
-// map is shared: callers must not modify it.
+// also enables "openai-responses") the organisation can call: its BYOK
+// credentials and the platform credentials its plan allows (plans is nil
+// in CLI commands). The returned map may be shared: callers must not
+// modify it.
 func (p *providerSet) UsableProviders(ctx context.Context, orgID string) (map[string]bool, error) {
+	set, err := p.byok(ctx, orgID)
+	if err != nil || p.plans == nil {
+		return set, err
+	}
+	plan, err := p.plans.OrgPlan(ctx, orgID)
+	if err != nil || plan == nil {
+		return set, err
+	}
+	platform, err := p.platformFor(ctx, plan)
+	if err != nil || len(platform) == 0 {
+		return set, err
+	}
+	out := make(map[string]bool, len(set)+len(platform))
+	for k := range set {
+		out[k] = true
+	}
+	for _, k := range platform {
+		out[k] = true
+	}
+	return out, nil
+}
+
+// byok returns the catalog providers orgID has its own credential for
+// (for credits.PlatformOrgID: those with a platform credential), cached.
+func (p *providerSet) byok(ctx context.Context, orgID string) (map[string]bool, error) {
 	return p.cache.Get(ctx, orgID, func(ctx context.Context) (map[string]bool, error) {
 		creds, err := p.store.OrgCredentials(ctx, orgID)
 		if err != nil {

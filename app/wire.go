@@ -19,6 +19,7 @@ import (
 	"github.com/heddle-gw/heddle/billing"
 	billingsql "github.com/heddle-gw/heddle/billing/sqlstore"
 	"github.com/heddle-gw/heddle/catalog"
+	"github.com/heddle-gw/heddle/credits"
 	"github.com/heddle-gw/heddle/dispatch"
 	"github.com/heddle-gw/heddle/dispatch/idemredis"
 	"github.com/heddle-gw/heddle/gateway"
@@ -81,6 +82,7 @@ type components struct {
 	providers   map[string]dispatch.Provider
 	tracing     *tracing // nil: no OTLP endpoint, tracing off
 	contents    *analytics.Contents
+	credits     *credits.Service // hosted billing: operators, plans, prepaid credit
 	adminAPI    *web.API
 	console     *web.Console
 }
@@ -151,6 +153,11 @@ func wire(ctx context.Context, cfg Config, logger *slog.Logger) (_ *components, 
 	c.spend = billing.NewSpendBuffer(billingsql.New(c.db))
 	c.budgets = billing.NewBudgets(c.spend, billing.BudgetsConfig{})
 	c.orgBudgets = billing.NewOrgBudgets(billingsql.New(c.db), billing.OrgBudgetsConfig{})
+	c.wireCredits()
+	c.usable.plans = c.credits
+	if err = c.grantFirstOperator(ctx); err != nil {
+		return nil, err
+	}
 	limiter := c.keyLimiter()
 	c.contents = newContents(c)
 	guard, err := admission.New(admission.Deps{Limiter: limiter, Budgets: c.budgets, OrgBudgets: c.orgBudgets, Logger: logger})
@@ -167,7 +174,7 @@ func wire(ctx context.Context, cfg Config, logger *slog.Logger) (_ *components, 
 	},
 		gateway.WithGuard(guard), gateway.WithCache(cache), gateway.WithPins(pinsql.New(c.db, nil), routing.HandoverConfig{}),
 		gateway.WithContent(c.contents), gateway.WithTenantModels(tenantSource{c.tenantModels}),
-		gateway.WithProviders(c.usable))
+		gateway.WithProviders(c.usable), gateway.WithCredits(creditFunding{Service: c.credits, usable: c.usable}))
 	if err != nil {
 		return nil, fmt.Errorf("app: gateway: %w", err)
 	}
@@ -357,6 +364,13 @@ func (a credentialsAdapter) Resolve(ctx context.Context, orgID, provider string)
 		name = p.CredentialName()
 	}
 	s, err := a.resolver.Resolve(ctx, orgID, name)
+	if errors.Is(err, tenancy.ErrNotConfigured) && orgID != credits.PlatformOrgID {
+		// BYOK wins; else a platform credential, only for a turn whose
+		// credits stage reserved for this provider.
+		if ps, perr := a.resolver.Resolve(ctx, credits.PlatformOrgID, name); perr == nil && gateway.UsePlatform(ctx, provider) {
+			s, err = ps, nil
+		}
+	}
 	if errors.Is(err, tenancy.ErrNotConfigured) {
 		return dispatch.Credential{}, fmt.Errorf("%w: %s", dispatch.ErrNotConfigured, provider)
 	}

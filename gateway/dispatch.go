@@ -15,6 +15,7 @@ type dispatchStage struct{ executor Executor }
 
 func (s dispatchStage) run(ctx context.Context, p *pass) error {
 	t, req, res := p.t, p.req, p.res
+	ctx = withPlatform(ctx, p.credit.use)
 	op := &dispatch.Operation{
 		Purpose: dispatch.PurposeMain, Inbound: t.Format, Request: p.upstream(),
 		RawBody: t.Body, Header: passHeaders(t), Stream: req.Stream,

@@ -51,6 +51,7 @@ type pass struct {
 	collect bool         // content, cache: keep the whole streamed answer
 	res     *resolution  // route (pin may change it)
 	send    *llm.Request // pin: the request after a handover (nil: req)
+	credit  creditTurn   // credits: the turn's funding and hold
 
 	answered bool             // cache: served from the cache
 	result   *dispatch.Result // dispatch

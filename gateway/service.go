@@ -51,6 +51,7 @@ type options struct {
 	content   ContentKeeper
 	tenant    TenantModels
 	providers ProviderSet
+	credits   Credits
 }
 
 // WithGuard enforces rate limits and budgets (the admit stage); without
@@ -96,9 +97,10 @@ type Service struct {
 // New returns a Service whose pipeline is, in order: scope, admit (with a
 // Guard), decode, policy (aliases, allow and deny lists, tenant models,
 // the route-all ceiling), content decision (with a ContentKeeper), cache
-// lookup (with a cache), route, pin (with a PinStore), dispatch; then
-// content keep, cache store and pin advance; then account, settle (with a
-// Guard) and record, which run for every turn.
+// lookup (with a cache), route, pin (with a PinStore), credits (with
+// Credits), dispatch; then content keep, cache store and pin advance; then
+// account, credit settlement (with Credits), settle (with a Guard) and
+// record, which run for every turn.
 func New(cfg Config, d Deps, opts ...Option) (*Service, error) {
 	if d.Catalog == nil || d.Codecs == nil || d.Executor == nil || d.Recorder == nil || d.Routers == nil ||
 		d.Classify == nil || d.Logger == nil {
@@ -135,8 +137,16 @@ func New(cfg Config, d Deps, opts ...Option) (*Service, error) {
 		p := pinStage{pins: o.pins, catalog: d.Catalog, plans: plans, executor: d.Executor, handover: o.handover, logger: d.Logger}
 		s.in, s.after = append(s.in, p), append(s.after, p)
 	}
+	var credit creditStage
+	if o.credits != nil {
+		credit = creditStage{credits: o.credits, pricer: Pricer{Catalog: d.Catalog}}
+		s.in = append(s.in, credit)
+	}
 	s.in = append(s.in, dispatchStage{executor: d.Executor})
 	s.end = append(s.end, accountStage{pricer: Pricer{Catalog: d.Catalog}})
+	if o.credits != nil {
+		s.end = append(s.end, credit)
+	}
 	if o.guard != nil {
 		s.end = append(s.end, guard)
 	}

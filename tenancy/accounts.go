@@ -132,6 +132,11 @@ func (a *Accounts) User(ctx context.Context, id string) (*User, error) {
 	return a.store.UserByID(ctx, id)
 }
 
+// UserByEmail returns a user by email (for granting the operator role).
+func (a *Accounts) UserByEmail(ctx context.Context, email string) (*User, error) {
+	return a.store.UserByEmail(ctx, strings.ToLower(strings.TrimSpace(email)))
+}
+
 // Orgs lists the organisations a user belongs to.
 func (a *Accounts) Orgs(ctx context.Context, userID string) ([]OrgMembership, error) {
 	return a.store.UserOrgs(ctx, userID)

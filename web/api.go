@@ -129,6 +129,11 @@ func (a *API) Mount(r fiber.Router) {
 	auth.Get("/requests/:id", a.getRequest)
 	auth.Get("/requests/:id/content", a.getContent)
 
+	auth.Get("/billing", a.getBilling)
+	auth.Get("/billing/ledger", a.getLedger)
+	auth.Get("/billing/statements/:month", a.getStatement)
+	a.mountOperator(auth)
+
 	g.Use(func(c *fiber.Ctx) error { return a.fail(c, errRoute) })
 }
 

@@ -119,6 +119,10 @@ func (c *Console) Mount(r fiber.Router) {
 	r.Post("/models/providers/delete", auth(c.deleteModelsProvider)...)
 	r.Get("/budgets", auth(c.budgetsPage)...)
 	r.Post("/budgets", auth(c.saveBudgets)...)
+	r.Get("/billing", auth(c.billingPage)...)
+	r.Get("/billing/ledger", auth(c.billingLedger)...)
+	r.Get("/billing/statements/:month", auth(c.billingStatement)...)
+	c.mountOperator(r, auth)
 	r.Get("/orgs", auth(c.orgsPage)...)
 	r.Post("/orgs", auth(c.createOrg)...)
 	r.Post("/orgs/:id/switch", auth(c.switchOrg)...)
@@ -174,6 +178,7 @@ func (c *Console) layoutFor(ctx *fiber.Ctx, title, active string) layout.Props {
 	p := layout.Props{Title: title, Nonce: nonceOf(ctx), Active: active}
 	if s := sessionOf(ctx); s != nil {
 		p.CSRF, p.Email, p.Org = s.CSRF, s.Email, s.OrgName
+		p.Operator = c.api.checkOperator(ctx) == nil
 	}
 	return p
 }

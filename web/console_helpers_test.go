@@ -16,6 +16,7 @@ import (
 
 	"github.com/heddle-gw/heddle/analytics"
 	"github.com/heddle-gw/heddle/analytics/analyticstest"
+	"github.com/heddle-gw/heddle/credits"
 	"github.com/heddle-gw/heddle/tenancy"
 	"github.com/heddle-gw/heddle/tenancy/tenancytest"
 	"github.com/heddle-gw/heddle/web"
@@ -30,6 +31,7 @@ type consoleFixture struct {
 	app      *fiber.App
 	accounts *tenancy.Accounts
 	reader   *analyticstest.Store
+	credits  *credits.Service
 }
 
 // newConsoleFixture builds the fixture; opts adjust the services and
@@ -40,7 +42,7 @@ func newConsoleFixture(t *testing.T, opts ...fixtureOpt) *consoleFixture {
 	for _, o := range opts {
 		o(&d)
 	}
-	f := &consoleFixture{t: t, accounts: d.Accounts, reader: sf.reader}
+	f := &consoleFixture{t: t, accounts: d.Accounts, reader: sf.reader, credits: sf.credits}
 	api, err := web.NewAPI(d.Services, d.apiConfig())
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/heddle-gw/heddle/analytics"
 	"github.com/heddle-gw/heddle/billing"
+	"github.com/heddle-gw/heddle/credits"
 	"github.com/heddle-gw/heddle/routing"
 	"github.com/heddle-gw/heddle/tenancy"
 	"github.com/heddle-gw/heddle/tenantmodel"
@@ -77,6 +78,12 @@ var errorTable = []errorKind{
 	{tenantmodel.ErrProviderInUse, fiber.StatusConflict, "tenantmodel.provider_in_use", "the provider still has models; delete them first"},
 	{tenantmodel.ErrUnavailable, fiber.StatusServiceUnavailable, "tenantmodel.unavailable", "the organisation's models cannot be read right now; retry"},
 	{analytics.ErrNotFound, fiber.StatusNotFound, "analytics.not_found", "not found"},
+	{credits.ErrInvalid, fiber.StatusBadRequest, "credits.invalid_input", ""},
+	{credits.ErrNotOperator, fiber.StatusForbidden, "credits.not_operator", "this needs the platform operator role"},
+	{credits.ErrNotFound, fiber.StatusNotFound, "credits.not_found", "not found"},
+	{credits.ErrConflict, fiber.StatusConflict, "credits.conflict", "a plan with that name exists"},
+	{credits.ErrInsufficientCredits, fiber.StatusPaymentRequired, "billing.insufficient_credits", "not enough prepaid credit"},
+	{credits.ErrUnavailable, fiber.StatusServiceUnavailable, "billing.unavailable", "prepaid credit cannot be read right now; retry"},
 	{analytics.ErrOrgRequired, fiber.StatusForbidden, "tenancy.no_organisation", "no current organisation"},
 	{analytics.ErrQueryLimit, fiber.StatusServiceUnavailable, "analytics.query_limit", "the query stopped at the analytics store's limits; narrow the time range or filter"},
 	{analytics.ErrPrivacyUnavailable, fiber.StatusServiceUnavailable, "analytics.privacy_unavailable", "privacy settings or stored content cannot be read right now; retry"},
@@ -115,6 +122,10 @@ func classify(err error) (int, apiErrorDetail, bool) {
 		var rf *routing.FieldError
 		if errors.As(err, &rf) {
 			d.Field = rf.Field
+		}
+		var cf *credits.FieldError
+		if errors.As(err, &cf) {
+			d.Field, d.Message = cf.Field, cf.Field+" "+cf.Message
 		}
 		var bf *billing.FieldError
 		if errors.As(err, &bf) {

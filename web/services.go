@@ -57,6 +57,9 @@ type Services struct {
 	// Models lists the models an organisation's keys may ask for (the
 	// console's Models page).
 	Models func(ctx context.Context, orgID string) ([]catalog.Model, error)
+	// Billing is hosted billing: the operator API and pages, the tenant's
+	// balance, ledger and statements.
+	Billing BillingDeps
 }
 
 // validate returns an error wrapping ErrMissingService that names every
@@ -74,6 +77,8 @@ func (s Services) validate() error {
 		{"RoutingChanged", s.RoutingChanged == nil}, {"Reader", s.Reader == nil},
 		{"Budgets.Settings", s.Budgets.Settings == nil}, {"Budgets.Spend", s.Budgets.Spend == nil},
 		{"TenantModels", s.TenantModels == nil}, {"Privacy", s.Privacy == nil}, {"Models", s.Models == nil},
+		{"Billing.Credits", s.Billing.Credits == nil}, {"Billing.KnownProvider", s.Billing.KnownProvider == nil},
+		{"Billing.Payments", s.Billing.Payments == nil}, {"Billing.CredentialName", s.Billing.CredentialName == nil},
 	} {
 		if f.missing {
 			errs = append(errs, fmt.Errorf("%w: Services.%s", ErrMissingService, f.name))

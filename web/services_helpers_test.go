@@ -7,11 +7,14 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/heddle-gw/heddle/analytics"
 	"github.com/heddle-gw/heddle/analytics/analyticstest"
 	anasql "github.com/heddle-gw/heddle/analytics/sqlstore"
 	"github.com/heddle-gw/heddle/catalog"
+	"github.com/heddle-gw/heddle/credits"
+	creditsql "github.com/heddle-gw/heddle/credits/sqlstore"
 	"github.com/heddle-gw/heddle/internal/testdb"
 	"github.com/heddle-gw/heddle/tenancy"
 	"github.com/heddle-gw/heddle/tenancy/tenancytest"
@@ -39,6 +42,17 @@ func (d *deps) apiConfig() web.APIConfig {
 type servicesFixture struct {
 	reader  *analyticstest.Store
 	routing *routingStore
+	// credits is hosted billing over the fixture's SQLite database.
+	credits  *credits.Service
+	payments web.PaymentProvider
+}
+
+// testPayments records top-ups like app's operator payments.
+type testPayments struct{ c *credits.Service }
+
+func (p testPayments) Credit(ctx context.Context, pay web.Payment) (*credits.Entry, bool, error) {
+	return p.c.Credit(ctx, credits.CreditInput{OrgID: pay.OrgID, Kind: credits.KindTopUp, AmountMicros: pay.AmountMicros,
+		Actor: pay.Actor, Reason: pay.Reason, Reference: pay.Reference})
 }
 
 // newDeps returns every service: tenancy's over store, routing over an
@@ -68,6 +82,16 @@ func newDeps(t *testing.T, store *tenancytest.Memory, logger *slog.Logger, teste
 	creds := tenancy.NewCredentials(store, vault, tenancy.CredentialsConfig{Resolver: tenancy.NewCredentialResolver(store, vault, tenancy.ResolverConfig{})})
 	db := testdb.SQLite(t).DB
 	sf := servicesFixture{reader: analyticstest.NewStore(), routing: newRoutingStore()}
+	// Migration 01400 creates the platform organisation (no members); the
+	// memory store needs an owner to hold it.
+	now := time.Now().UTC()
+	if err := store.CreateAccount(context.Background(), &tenancy.User{ID: "user_platform", Email: "platform@invalid", CreatedAt: now},
+		&tenancy.Org{ID: credits.PlatformOrgID, Name: "platform", Slug: "heddle-platform", CreatedAt: now},
+		&tenancy.Membership{OrgID: credits.PlatformOrgID, UserID: "user_platform", Role: tenancy.RoleOwner, CreatedAt: now}); err != nil {
+		t.Fatal(err)
+	}
+	sf.credits = credits.NewService(creditsql.New(db), credits.Config{})
+	sf.payments = testPayments{sf.credits}
 	b := newBudgets()
 	d := deps{Logger: logger, Services: web.Services{
 		Accounts:        tenancy.NewAccounts(store, tenancy.AccountsConfig{Hasher: hasher}),
@@ -88,6 +112,8 @@ func newDeps(t *testing.T, store *tenancytest.Memory, logger *slog.Logger, teste
 		Models: func(context.Context, string) ([]catalog.Model, error) {
 			return cat.Models()[:2], nil
 		},
+		Billing: web.BillingDeps{Credits: sf.credits, KnownProvider: func(p string) bool { _, err := cat.Provider(p); return err == nil },
+			Payments: sf.payments, CredentialName: func(p string) string { return p }},
 	}}
 	return d, sf
 }

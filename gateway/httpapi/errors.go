@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/heddle-gw/heddle/billing"
+	"github.com/heddle-gw/heddle/credits"
 	"github.com/heddle-gw/heddle/dispatch"
 	"github.com/heddle-gw/heddle/gateway"
 	"github.com/heddle-gw/heddle/llm"
@@ -46,6 +47,10 @@ func classify(err error) apiError {
 	case errors.As(err, &budget):
 		return apiError{402, "billing.budget_exceeded", "billing_error", fmt.Sprintf("the %s %s budget of $%.2f is spent; it resets at %s",
 			budget.Scope[:strings.IndexByte(budget.Scope+":", ':')], budget.Period, float64(budget.LimitMicros)/1e6, budget.ResetAt.UTC().Format(time.RFC3339)), 0}
+	case errors.Is(err, credits.ErrInsufficientCredits):
+		return apiError{402, "billing.insufficient_credits", "billing_error", "the organisation's prepaid credit does not cover this request's maximum cost; nothing was sent upstream", 0}
+	case errors.Is(err, credits.ErrUnavailable):
+		return apiError{503, "billing.unavailable", "overloaded_error", "prepaid credit cannot be checked right now; retry", 1}
 	case errors.Is(err, billing.ErrBudgetUnavailable):
 		return apiError{503, "billing.unavailable", "overloaded_error", "budgets cannot be checked right now; retry", 1}
 	case errors.Is(err, gateway.ErrForbidden):

@@ -2,8 +2,10 @@ package httpapi_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
+	"github.com/heddle-gw/heddle/credits"
 	"github.com/heddle-gw/heddle/dispatch"
 	"github.com/heddle-gw/heddle/gateway/httpapi"
 )
@@ -23,13 +25,17 @@ func TestClassifyRecords(t *testing.T) {
 			wantStatus: 200, wantCode: "dispatch.stream_interrupted"},
 		{name: "attempts exhausted", err: &dispatch.ExhaustedError{Attempts: 2}, wantStatus: 502, wantCode: "dispatch.attempts_exhausted"},
 		{name: "unknown error", err: fmt.Errorf("boom"), wantStatus: 500, wantCode: "internal.error"},
+		{name: "insufficient credits", err: fmt.Errorf("gateway: credits: %w", credits.ErrInsufficientCredits),
+			wantStatus: 402, wantCode: "billing.insufficient_credits"},
+		{name: "ledger unavailable", err: fmt.Errorf("gateway: credits: %w: db down", credits.ErrUnavailable),
+			wantStatus: 503, wantCode: "billing.unavailable"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			status, code := httpapi.Classify(tt.err)
 			if status != tt.wantStatus || code != tt.wantCode {
 				t.Errorf("Classify = %d %q, want %d %q", status, code, tt.wantStatus, tt.wantCode)
 			}
-			if want, _ := dispatch.ErrorCode(tt.err); tt.wantCode != "internal.error" && want != tt.wantCode {
+			if want, _ := dispatch.ErrorCode(tt.err); strings.HasPrefix(tt.wantCode, "dispatch.") && want != tt.wantCode {
 				t.Errorf("dispatch names it %q, the record %q", want, tt.wantCode)
 			}
 		})

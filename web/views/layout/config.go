@@ -14,6 +14,8 @@ type Props struct {
 	Email  string // the signed-in user; "" on anonymous pages
 	Org    string // the current organisation's name
 	Active string // the nav entry to highlight: dashboard, requests, keys, credentials, routing, reports
+	// Operator shows the platform operator's pages in the navigation.
+	Operator bool
 }
 
 // htmxConfig is htmx's configuration for a CSP without 'unsafe-eval' or

@@ -1,0 +1,180 @@
+package gateway
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/heddle-gw/heddle/credits"
+	"github.com/heddle-gw/heddle/dispatch"
+	"github.com/heddle-gw/heddle/llm"
+)
+
+// Credits funds turns that run on platform credentials (SPEC 9, hosted
+// billing; credits.Service fits behind an adapter that adds the BYOK set).
+// Every method honours ctx and blocks on the shared database.
+type Credits interface {
+	// Funding returns orgID's plan (nil: none, so no platform credential
+	// serves it) and the catalog providers it has its own credential for.
+	// It is read per turn, so a plan change applies from the next request;
+	// an error fails the turn closed.
+	Funding(ctx context.Context, orgID string) (Funding, error)
+	// Reserve holds micros of credit, or returns an error wrapping
+	// credits.ErrInsufficientCredits.
+	Reserve(ctx context.Context, orgID, requestID string, micros int64) (*credits.Reservation, error)
+	// Settle debits the call's cost at the plan's prices and releases the
+	// rest; Release gives the whole hold back.
+	Settle(ctx context.Context, r *credits.Reservation, u credits.Use) error
+	Release(ctx context.Context, r *credits.Reservation) error
+	// ChargeFee debits the plan's fee on a turn served by a BYOK credential.
+	ChargeFee(ctx context.Context, orgID, requestID string, u credits.Use) error
+}
+
+// Funding is how an organisation's turns are paid for.
+type Funding struct {
+	Plan *credits.Plan
+	// BYOK holds the catalog provider names the organisation has its own
+	// credential for (BYOK wins over platform credentials).
+	BYOK map[string]bool
+}
+
+// WithCredits adds the credits stage: before dispatch it reserves the
+// maximum cost of a turn that would run on a platform credential (402
+// billing.insufficient_credits when the balance cannot cover it, nothing
+// sent upstream); once the turn ended it settles the actual cost at the
+// plan's prices and releases the rest, or releases everything.
+func WithCredits(c Credits) Option { return func(o *options) { o.credits = c } }
+
+// platformUse is a turn's permission to use platform credentials: the
+// providers reserved for, and those a credential resolver actually used.
+type platformUse struct {
+	allowed map[string]bool
+	mu      sync.Mutex
+	used    map[string]bool
+}
+
+type platformKey struct{}
+
+// withPlatform lets the dispatch of ctx use platform credentials of u's
+// providers (nil: none).
+func withPlatform(ctx context.Context, u *platformUse) context.Context {
+	if u == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, platformKey{}, u)
+}
+
+// UsePlatform reports whether the turn running on ctx reserved credit for
+// a platform credential of provider, and if so records that one was used
+// (the credits stage then settles instead of releasing). A credential
+// resolver calls it only after the organisation's own credential was not
+// found; without a reservation it must not hand out a platform credential.
+func UsePlatform(ctx context.Context, provider string) bool {
+	u, _ := ctx.Value(platformKey{}).(*platformUse)
+	if u == nil || !u.allowed[provider] {
+		return false
+	}
+	u.mu.Lock()
+	u.used[provider] = true
+	u.mu.Unlock()
+	return true
+}
+
+func (u *platformUse) usedFor(provider string) bool {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.used[provider]
+}
+
+// creditTurn is what the credits stage learned of one turn.
+type creditTurn struct {
+	funding Funding
+	hold    *credits.Reservation
+	use     *platformUse
+}
+
+// creditStage is the credits stage (see WithCredits).
+type creditStage struct {
+	credits Credits
+	pricer  Pricer
+}
+
+func (s creditStage) run(ctx context.Context, p *pass) error {
+	f, err := s.credits.Funding(ctx, p.t.Caller.OrgID)
+	if err != nil {
+		return fmt.Errorf("gateway: credits: %w", err)
+	}
+	p.credit.funding = f
+	if f.Plan == nil {
+		return nil
+	}
+	allowed := map[string]bool{}
+	var most int64
+	kept := p.res.plan.Targets[:0:0]
+	for _, t := range p.res.plan.Targets {
+		switch {
+		case f.BYOK[t.Provider]:
+		case f.Plan.AllowsPlatform(t.Provider, t.Model):
+			allowed[t.Provider] = true
+			most = max(most, s.maxCost(t, p.upstream()))
+		case f.Plan.ListsProvider(t.Provider):
+			continue // the provider is on the plan, this model is not
+		}
+		kept = append(kept, t)
+	}
+	if len(kept) == 0 {
+		return fmt.Errorf("%w: %s (not on the organisation's plan)", ErrNoBinding, p.res.model.ID)
+	}
+	p.res.plan.Targets = kept
+	if len(allowed) == 0 {
+		return nil
+	}
+	hold, err := s.credits.Reserve(ctx, p.t.Caller.OrgID, p.t.RequestID, f.Plan.Price(most))
+	if err != nil {
+		return fmt.Errorf("gateway: credits: %w", err)
+	}
+	p.credit.hold, p.credit.use = hold, &platformUse{allowed: allowed, used: map[string]bool{}}
+	return nil
+}
+
+// maxCost bounds what t can cost for req at catalog prices: input at one
+// token per prompt byte (an upper bound for byte-level tokenizers) at the
+// dearer of the input and cache-write prices, output at the request's max
+// tokens, else the model's maximum.
+func (s creditStage) maxCost(t dispatch.Target, req *llm.Request) int64 {
+	price := s.pricer.price(t)
+	out := 0
+	if m, err := s.pricer.Catalog.Lookup(t.Model); err == nil {
+		out = m.MaxOutput
+	}
+	if req.MaxTokens > 0 && (out == 0 || req.MaxTokens < out) {
+		out = req.MaxTokens
+	}
+	in := float64(4 * EstimateTokens(req))
+	cost := in*max(price.Input, price.CacheWrite)/1e6 + float64(out)*price.Output/1e6
+	return int64(cost*1e6) + 1
+}
+
+// finish settles or releases the turn's hold (after account priced it),
+// or charges the plan's BYOK fee on a turn its own credential served.
+func (s creditStage) finish(p *pass, _ error) {
+	ct := p.credit
+	if ct.funding.Plan == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	served := p.result != nil && p.result.Shared == dispatch.SharedNone && p.result.Attempts > 0
+	platform := served && ct.use != nil && ct.use.usedFor(p.result.Served.Provider)
+	switch {
+	case ct.hold != nil && platform:
+		_ = s.credits.Settle(ctx, ct.hold, credits.Use{Micros: ct.funding.Plan.Price(p.rec.CostMicros), Model: p.result.Served.Model, KeyID: p.t.Caller.KeyID})
+		return
+	case ct.hold != nil:
+		_ = s.credits.Release(ctx, ct.hold)
+	}
+	if served && !platform && ct.funding.BYOK[p.result.Served.Provider] {
+		_ = s.credits.ChargeFee(ctx, p.t.Caller.OrgID, p.t.RequestID, credits.Use{Micros: ct.funding.Plan.Fee(p.rec.CostMicros), Model: p.result.Served.Model, KeyID: p.t.Caller.KeyID})
+	}
+}

@@ -1,0 +1,145 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/heddle-gw/heddle/credits"
+	"github.com/heddle-gw/heddle/dispatch"
+	"github.com/heddle-gw/heddle/llm"
+)
+
+// fakeCredits is a Credits over a plain balance, noting every call.
+type fakeCredits struct {
+	funding  Funding
+	balance  int64
+	reserved []int64
+	settled  []int64
+	released int
+	fees     []int64
+}
+
+func (f *fakeCredits) Funding(context.Context, string) (Funding, error) { return f.funding, nil }
+func (f *fakeCredits) Reserve(_ context.Context, org, req string, micros int64) (*credits.Reservation, error) {
+	if micros > f.balance {
+		return nil, credits.ErrInsufficientCredits
+	}
+	f.reserved = append(f.reserved, micros)
+	return &credits.Reservation{ID: "r", OrgID: org, RequestID: req, AmountMicros: micros}, nil
+}
+func (f *fakeCredits) Settle(_ context.Context, _ *credits.Reservation, u credits.Use) error {
+	f.settled = append(f.settled, u.Micros)
+	return nil
+}
+func (f *fakeCredits) Release(context.Context, *credits.Reservation) error { f.released++; return nil }
+func (f *fakeCredits) ChargeFee(_ context.Context, _, _ string, u credits.Use) error {
+	f.fees = append(f.fees, u.Micros)
+	return nil
+}
+
+// platformExec answers like answerExec when the target's provider has a
+// BYOK credential or the turn may use a platform one (as app's credential
+// resolver decides), else it is not configured; it counts its runs.
+type platformExec struct {
+	byok  map[string]bool
+	runs  int
+	fail  error
+	sawOK bool
+}
+
+func (e *platformExec) Run(ctx context.Context, m dispatch.Meta, plan dispatch.Plan, op *dispatch.Operation, out dispatch.StreamWriter) (*dispatch.Result, error) {
+	e.runs++
+	t := plan.Targets[0]
+	if !e.byok[t.Provider] && !UsePlatform(ctx, t.Provider) {
+		return nil, dispatch.ErrNotConfigured
+	}
+	e.sawOK = true
+	if e.fail != nil {
+		return &dispatch.Result{}, e.fail
+	}
+	res, err := answerExec{}.Run(ctx, m, plan, op, out)
+	res.Attempts = 1
+	return res, err
+}
+
+func (e *platformExec) Buffered(context.Context, dispatch.Meta, dispatch.Plan, *llm.Request) (*llm.Response, error) {
+	return nil, errors.New("unused")
+}
+
+func TestCreditsStage(t *testing.T) {
+	plan := &credits.Plan{ID: "p", Providers: []string{"openai"}, MultiplierBP: 15000, BYOKFeeBP: 1000}
+	narrow := &credits.Plan{ID: "n", Providers: []string{"openai"}, Models: []string{"gpt-5"}, MultiplierBP: 10000}
+	body := `{"model":"gpt-5-mini","max_tokens":100,"messages":[{"role":"user","content":"hi"}]}`
+	for _, tt := range []struct {
+		name         string
+		funding      Funding
+		balance      int64
+		fail         error
+		wantErr      error
+		wantRuns     int
+		wantReserved int
+		wantSettled  int
+		wantReleased int
+		wantFees     int
+	}{
+		{name: "no plan: no reservation, BYOK serves", funding: Funding{BYOK: map[string]bool{"openai": true}}, wantRuns: 1},
+		{name: "platform credential: reserve then settle at the plan's prices", funding: Funding{Plan: plan}, balance: 1 << 40,
+			wantRuns: 1, wantReserved: 1, wantSettled: 1},
+		{name: "BYOK wins: no reservation, the plan's fee", funding: Funding{Plan: plan, BYOK: map[string]bool{"openai": true}},
+			wantRuns: 1, wantFees: 1},
+		{name: "insufficient credit: nothing sent upstream", funding: Funding{Plan: plan}, balance: 10,
+			wantErr: credits.ErrInsufficientCredits},
+		{name: "failed call releases everything", funding: Funding{Plan: plan}, balance: 1 << 40, fail: errors.New("upstream 500"),
+			wantErr: errors.New(""), wantRuns: 1, wantReserved: 1, wantReleased: 1},
+		{name: "model not on the plan: its platform targets are dropped", funding: Funding{Plan: narrow}, balance: 1 << 40,
+			wantErr: dispatch.ErrNotConfigured, wantRuns: 1},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			fc := &fakeCredits{funding: tt.funding, balance: tt.balance}
+			ex := &platformExec{byok: tt.funding.BYOK, fail: tt.fail}
+			s := testService(t, Config{}, Deps{Executor: ex}, WithCredits(fc))
+			turn := &Turn{RequestID: "req-1", Received: time.Now(), Format: llm.FormatChat, Body: []byte(body),
+				Caller: Caller{OrgID: "org", KeyID: "key", Scopes: []string{"inference"}}}
+			err := s.Serve(context.Background(), turn, &captureOutput{})
+			switch {
+			case tt.wantErr == nil && err != nil:
+				t.Fatalf("err %v", err)
+			case tt.wantErr != nil && err == nil:
+				t.Fatalf("served, want %v", tt.wantErr)
+			case tt.wantErr != nil && tt.wantErr.Error() != "" && !errors.Is(err, tt.wantErr):
+				t.Fatalf("err %v, want %v", err, tt.wantErr)
+			}
+			if ex.runs != tt.wantRuns || len(fc.reserved) != tt.wantReserved || len(fc.settled) != tt.wantSettled ||
+				fc.released != tt.wantReleased || len(fc.fees) != tt.wantFees {
+				t.Fatalf("runs %d reserved %v settled %v released %d fees %v", ex.runs, fc.reserved, fc.settled, fc.released, fc.fees)
+			}
+		})
+	}
+}
+
+// TestCreditsAmounts pins the reservation (maximum cost) and the debit
+// (actual cost at the plan's prices) for gpt-5-mini at 1.5x.
+func TestCreditsAmounts(t *testing.T) {
+	plan := &credits.Plan{ID: "p", Providers: []string{"openai"}, MultiplierBP: 15000}
+	fc := &fakeCredits{funding: Funding{Plan: plan}, balance: 1 << 40}
+	s := testService(t, Config{}, Deps{Executor: &platformExec{}}, WithCredits(fc))
+	body := `{"model":"gpt-5-mini","max_tokens":100,"messages":[{"role":"user","content":"hi"}]}`
+	turn := &Turn{RequestID: "req-1", Received: time.Now(), Format: llm.FormatChat, Body: []byte(body),
+		Caller: Caller{OrgID: "org", KeyID: "key", Scopes: []string{"inference"}}}
+	if err := s.Serve(context.Background(), turn, &captureOutput{}); err != nil {
+		t.Fatal(err)
+	}
+	m, _ := s.d.Catalog.Lookup("gpt-5-mini")
+	price := m.Price
+	// 2 bytes of text + 16 per message = 18 bytes, 5 estimated tokens, 20 reserved input tokens.
+	maxCost := int64((20*max(price.Input, price.CacheWrite)/1e6+100*price.Output/1e6)*1e6) + 1
+	actual := Pricer{Catalog: s.d.Catalog}.CostMicros(dispatch.Target{Model: "gpt-5-mini", Provider: "openai", Upstream: m.Bindings[0].Upstream}, llm.Usage{Input: 3, Output: 2})
+	if len(fc.reserved) != 1 || fc.reserved[0] != plan.Price(maxCost) {
+		t.Errorf("reserved %v, want %d (max cost %d at 1.5x)", fc.reserved, plan.Price(maxCost), maxCost)
+	}
+	if len(fc.settled) != 1 || fc.settled[0] != plan.Price(actual) || fc.settled[0] > fc.reserved[0] {
+		t.Errorf("settled %v, want %d (actual %d at 1.5x), within the reservation", fc.settled, plan.Price(actual), actual)
+	}
+}
