@@ -190,7 +190,7 @@ func TestDockerfileMatchesModule(t *testing.T) {
 			t.Errorf("%s: healthcheck %v does not run %v health", name, test, entry)
 		}
 	}
-	if !strings.Contains(usage, "heddle health") {
+	if !strings.Contains(usage(), "health") {
 		t.Error("the CLI has no health command")
 	}
 }
