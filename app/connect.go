@@ -43,9 +43,10 @@ Flags:
 
 // connection is what a client's configuration is made of.
 type connection struct {
-	base  string // server base URL, no trailing slash, no /v1
-	key   string
-	model string
+	base   string // server base URL, no trailing slash, no /v1
+	key    string
+	prefix string // the key's display prefix, all that is ever printed of it
+	model  string
 }
 
 // clientConfig is one client's configuration: the text printed, and the
@@ -83,7 +84,7 @@ func connectCommand(ctx context.Context, args []string, e cliEnv) error {
 	if err != nil {
 		return err
 	}
-	conn := connection{key: *key, model: *model}
+	conn := connection{key: *key, model: *model, prefix: "rk_..."}
 	if conn.base, err = serverURL(*base, cfg.Addr); err != nil {
 		return err
 	}
@@ -91,11 +92,16 @@ func connectCommand(ctx context.Context, args []string, e cliEnv) error {
 	case *key != "" && *org != "":
 		return errors.New("connect: give --key or --org, not both")
 	case *key != "":
-		if _, _, err := tenancy.ParseKey(*key); err != nil {
-			return fmt.Errorf("connect: --key: %w", err)
+		_, prefix, err := tenancy.ParseKey(*key)
+		if err != nil {
+			return errors.New("connect: --key is not a Heddle key (rk_ and 40 letters or digits)")
 		}
+		conn.prefix = prefix
 	case *org != "":
 		if conn.key, err = issueConnectKey(ctx, e, *org, client); err != nil {
+			return err
+		}
+		if _, conn.prefix, err = tenancy.ParseKey(conn.key); err != nil {
 			return err
 		}
 	default:
@@ -115,7 +121,7 @@ func connectCommand(ctx context.Context, args []string, e cliEnv) error {
 	if err := cc.write(cc.path); err != nil {
 		return fmt.Errorf("connect: write %s: %w", cc.path, err)
 	}
-	fmt.Fprintf(e.stdout, "wrote %s for %s (server %s, key %s)\n", cc.path, client, conn.base, displayKey(conn.key))
+	fmt.Fprintf(e.stdout, "wrote %s for %s (server %s, key %s...)\n", cc.path, client, conn.base, conn.prefix)
 	return nil
 }
 
@@ -134,14 +140,6 @@ func issueConnectKey(ctx context.Context, e cliEnv, org, client string) (string,
 		return "", fmt.Errorf("connect: issue a key for %q: %w", org, err)
 	}
 	return plaintext, nil
-}
-
-// displayKey is the key's prefix, never the secret.
-func displayKey(key string) string {
-	if len(key) > 10 {
-		return key[:10] + "..."
-	}
-	return "rk_..."
 }
 
 // serverURL is the server's base URL: the --url given (http or https, no

@@ -59,7 +59,9 @@ var commands = []command{
 			return vaultCommand(ctx, args, e.getenv, e.stdout, e.stderr)
 		}},
 	{name: "bundle", summary: "train or evaluate a routing bundle", help: bundleHelp,
-		run: func(ctx context.Context, args []string, e cliEnv) error { return bundleCommand(ctx, args, e.stdout, e.stderr) }},
+		run: func(ctx context.Context, args []string, e cliEnv) error {
+			return bundleCommand(ctx, args, e.stdout, e.stderr)
+		}},
 	{name: "models", summary: "download a Hugging Face embedding model", help: modelsHelp,
 		run: func(ctx context.Context, args []string, e cliEnv) error { return modelsCommand(ctx, args, e.stdout) }},
 	{name: "catalog", summary: "import model prices into an operator catalog override", help: catalogHelp,
@@ -171,13 +173,28 @@ func subcommand(name, synopsis string, stdout io.Writer) *flag.FlagSet {
 	return fs
 }
 
-// oneLine flattens a (possibly joined, multi-line) error for the terminal.
+// oneLine flattens a (possibly joined, multi-line) error for the terminal:
+// lines are joined with "; " (or a space after a line ending in ":"), and a
+// line repeating an earlier one (a driver's retry of each address) is dropped.
 func oneLine(err error) string {
-	fields := strings.FieldsFunc(err.Error(), func(r rune) bool { return r == '\n' || r == '\r' })
-	for i := range fields {
-		fields[i] = strings.TrimSpace(fields[i])
+	var b strings.Builder
+	seen := map[string]bool{}
+	for _, f := range strings.FieldsFunc(err.Error(), func(r rune) bool { return r == '\n' || r == '\r' }) {
+		f = strings.TrimSpace(f)
+		if f == "" || seen[f] {
+			continue
+		}
+		seen[f] = true
+		switch s := b.String(); {
+		case s == "":
+		case strings.HasSuffix(s, ":"):
+			b.WriteString(" ")
+		default:
+			b.WriteString("; ")
+		}
+		b.WriteString(f)
 	}
-	return strings.Join(fields, "; ")
+	return b.String()
 }
 
 const serveHelp = `Usage: heddle [serve]
