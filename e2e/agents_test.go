@@ -157,8 +157,8 @@ func claudeCodeTask(t *testing.T, bin string, in *instance, model string, aliase
 
 	connectClient(t, home, "claude-code", tn.Key, in.URL)
 	run := runAgent(t, bin, work, map[string]string{
-		"HOME":                                     home,
-		"DISABLE_TELEMETRY":                        "1",
+		"HOME":              home,
+		"DISABLE_TELEMETRY": "1",
 		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
 		"DISABLE_AUTOUPDATER":                      "1",
 	}, append([]string{"-p", "Create a file named hello.txt in the current directory containing the line: Hello from Heddle",
