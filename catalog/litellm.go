@@ -67,7 +67,16 @@ func ImportLiteLLM(base *Catalog, data []byte) (Import, error) {
 	sum := sha256.Sum256(data)
 	imp := Import{Override: File{Version: "litellm-" + hex.EncodeToString(sum[:6]),
 		Sources: map[string]string{"litellm": "LiteLLM model_prices_and_context_window.json, sha256 " + hex.EncodeToString(sum[:])}}}
-	changed := map[string]Price{}
+	// Several keys may name one model (its id, its dated upstream id): the
+	// one naming the upstream id the provider bills is preferred, then the
+	// first in key order.
+	type candidate struct {
+		key      string
+		entry    liteLLMEntry
+		upstream bool
+	}
+	chosen := map[string]candidate{}
+	var order []string
 	keys := make([]string, 0, len(raw))
 	for k := range raw {
 		keys = append(keys, k)
@@ -94,14 +103,23 @@ func ImportLiteLLM(base *Catalog, data []byte) (Import, error) {
 			imp.Unmatched++
 			continue
 		}
-		if _, seen := changed[m.ID]; seen {
-			continue // several keys (id, dated id) name one model: the first in key order wins
+		b, _ := bindingOn(m, prov)
+		c := candidate{key: key, entry: e, upstream: strings.EqualFold(b.Upstream, name)}
+		prev, seen := chosen[m.ID]
+		if !seen {
+			order = append(order, m.ID)
 		}
-		after, err := e.price(m.Price)
+		if !seen || (c.upstream && !prev.upstream) {
+			chosen[m.ID] = c
+		}
+	}
+	for _, id := range order {
+		m, _ := base.Lookup(id)
+		c := chosen[id]
+		after, err := c.entry.price(m.Price)
 		if err != nil {
-			return Import{}, fmt.Errorf("%w: litellm entry %q: %w", ErrInvalid, key, err)
+			return Import{}, fmt.Errorf("%w: litellm entry %q: %w", ErrInvalid, c.key, err)
 		}
-		changed[m.ID] = after
 		if after == m.Price {
 			imp.Unchanged++
 			continue
