@@ -235,7 +235,9 @@ func TestTrainProgressAndDeprecatedData(t *testing.T) {
 	ctx := context.Background()
 	data := writeFile(t, "train.jsonl", cliJSONL)
 	var events []string
-	ad := bundleAdapters{progress: func(stage string, done, total int) { events = append(events, fmt.Sprintf("%s %d/%d", stage, done, total)) }}
+	ad := bundleAdapters{progress: func(stage string, done, total int) {
+		events = append(events, fmt.Sprintf("%s %d/%d", stage, done, total))
+	}}
 	var stdout bytes.Buffer
 	out := filepath.Join(t.TempDir(), "b.json")
 	if err := bundleTrain(ctx, []string{"--data", data, "--out", out, "--k", "2", "--restarts", "2"}, &stdout, ad); err != nil {
