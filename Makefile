@@ -29,7 +29,7 @@ e2e-deps: ## install the real clients (Claude Code, Codex) the e2e suite drives
 	cd e2e && npm ci --no-audit --no-fund
 
 build: ## build the heddle binary into ./bin
-	$(GO) build -o bin/heddle .
+	$(GO) build -buildvcs=auto -o bin/heddle .
 
 test-unit: services ## unit and integration tests against real SQLite, Postgres, ClickHouse, Redis
 	$(GO) test -race -short -count=1 -timeout 20m $$($(GO) list ./... | grep -v /e2e)

@@ -25,33 +25,39 @@ import (
 type bundleAdapters struct {
 	open func(ctx context.Context, spec string) (routing.Embedder, error)
 	pull func(ctx context.Context, name, destDir, baseURL string) ([]string, error)
+	// progress, when non-nil, is told training's progress (offline.TrainConfig.Progress).
+	progress func(stage string, done, total int)
 }
 
 // bundleCommand trains or evaluates routing bundles.
-func bundleCommand(ctx context.Context, args []string, stdout io.Writer) error {
+// Progress goes to stderr (a bar when it is a terminal).
+func bundleCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		return errors.New("usage: heddle bundle train|eval [flags]")
+		fmt.Fprint(stderr, bundleHelp)
+		return fmt.Errorf("%w: bundle needs a subcommand: train or eval", routing.ErrUsage)
 	}
-	ad := bundleAdapters{open: hugotembed.OpenSpec}
+	ad := bundleAdapters{open: hugotembed.OpenSpec, progress: newProgress(stderr).update}
 	switch args[0] {
 	case "train":
 		return bundleTrain(ctx, args[1:], stdout, ad)
 	case "eval":
 		return bundleEval(ctx, args[1:], stdout, ad)
 	}
-	return fmt.Errorf("bundle: unknown subcommand %q", args[0])
+	return fmt.Errorf("bundle: unknown subcommand %q (want train or eval; see heddle bundle --help)", args[0])
 }
 
 // modelsCommand downloads embedding models.
 func modelsCommand(ctx context.Context, args []string, stdout io.Writer) error {
 	if len(args) == 0 || args[0] != "pull" {
-		return errors.New("usage: heddle models pull NAME [--dest DIR] [--base-url URL]")
+		return errors.New("usage: heddle models pull NAME [--dest DIR] [--base-url URL] (see heddle models --help)")
 	}
 	return modelsPull(ctx, args[1:], stdout, bundleAdapters{pull: hfpull.Pull})
 }
 
-// trainFlags are shared by bundle train and bundle eval.
+// trainFlags are shared by bundle train and bundle eval: one vocabulary,
+// --train naming the training data of both.
 type trainFlags struct {
+	train            string
 	k, restarts, dim int
 	shrinkage        float64
 	embedder         string
@@ -60,6 +66,7 @@ type trainFlags struct {
 }
 
 func (t *trainFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&t.train, "train", "", "training data files (.csv RouterBench layout, .jsonl), comma-separated")
 	fs.IntVar(&t.k, "k", offline.DefaultK, "number of clusters")
 	fs.IntVar(&t.restarts, "restarts", offline.DefaultRestarts, "k-means restarts (lowest inertia wins)")
 	fs.IntVar(&t.dim, "dim", lexical.DefaultDim, "lexical-v1 dimension")
@@ -82,17 +89,17 @@ func (t *trainFlags) embedders(ad bundleAdapters) offline.EmbedderFactory {
 	}
 }
 
-// bundleTrain implements `heddle bundle train`: it reads samples (--data, a
-// comma-separated list of RouterBench .csv and .jsonl files), trains a bundle
+// bundleTrain implements `heddle bundle train`: it reads samples (--train, a
+// comma-separated list of RouterBench .csv and .jsonl files; --data is its
+// deprecated spelling), trains a bundle
 // and writes it to --out ("-" for stdout). With --default it retrains the
 // embedded default bundle from the corpus in the repository (the output is
 // byte-for-byte the embedded file).
 func bundleTrain(ctx context.Context, args []string, stdout io.Writer, ad bundleAdapters) error {
-	fs := flag.NewFlagSet("bundle train", flag.ContinueOnError)
-	fs.SetOutput(stdout)
+	fs := subcommand("bundle train", "--train FILES --out FILE [flags]", stdout)
 	var tf trainFlags
 	tf.register(fs)
-	data := fs.String("data", "", "training data files (.csv RouterBench layout, .jsonl), comma-separated")
+	data := fs.String("data", "", "deprecated: the old name of --train")
 	out := fs.String("out", "", `output bundle file ("-" for stdout)`)
 	seed := fs.Uint64("seed", 1, "k-means and hashing seed")
 	id := fs.String("id", "custom", "bundle id")
@@ -106,6 +113,13 @@ func bundleTrain(ctx context.Context, args []string, stdout io.Writer, ad bundle
 	if *out == "" {
 		return fmt.Errorf("%w: --out is required", routing.ErrUsage)
 	}
+	if *data != "" {
+		if tf.train != "" {
+			return fmt.Errorf("%w: --data is the deprecated name of --train; give one", routing.ErrUsage)
+		}
+		fmt.Fprintln(fs.Output(), "heddle: bundle train: --data is deprecated; use --train")
+		tf.train = *data
+	}
 	var b *routing.Bundle
 	if *def {
 		var err error
@@ -113,7 +127,7 @@ func bundleTrain(ctx context.Context, args []string, stdout io.Writer, ad bundle
 			return err
 		}
 	} else {
-		samples, err := readSampleFiles(*data, tf.lastBlock)
+		samples, err := readSampleFiles(tf.train, tf.lastBlock)
 		if err != nil {
 			return err
 		}
@@ -123,7 +137,7 @@ func bundleTrain(ctx context.Context, args []string, stdout io.Writer, ad bundle
 		}
 		b, err = offline.Train(ctx, offline.TrainConfig{
 			ID: *id, Revision: *rev, K: tf.k, Seed: *seed, Restarts: tf.restarts,
-			Shrinkage: tf.shrinkage, Scorer: tf.scorer, Date: *date, Notes: *notes,
+			Shrinkage: tf.shrinkage, Scorer: tf.scorer, Date: *date, Notes: *notes, Progress: ad.progress,
 		}, samples, emb)
 		if err != nil {
 			return err
@@ -149,11 +163,9 @@ func bundleTrain(ctx context.Context, args []string, stdout io.Writer, ad bundle
 // trains on --train and evaluates on --test, then prints the Avengers-Pro
 // Table 1 layout averaged over the seeds.
 func bundleEval(ctx context.Context, args []string, stdout io.Writer, ad bundleAdapters) error {
-	fs := flag.NewFlagSet("bundle eval", flag.ContinueOnError)
-	fs.SetOutput(stdout)
+	fs := subcommand("bundle eval", "--train FILES --test FILES [flags]", stdout)
 	var tf trainFlags
 	tf.register(fs)
-	trainFiles := fs.String("train", "", "training data files, comma-separated")
 	testFiles := fs.String("test", "", "test data files, comma-separated")
 	seeds := fs.String("seeds", "1,2,3", "comma-separated seeds")
 	topP := fs.Int("top-p", routing.DefaultTopP, "nearest clusters used")
@@ -165,7 +177,7 @@ func bundleEval(ctx context.Context, args []string, stdout io.Writer, ad bundleA
 		return fmt.Errorf("%w: %w", routing.ErrUsage, err)
 	}
 	run := offline.EvalRun{
-		Train:  offline.TrainConfig{ID: "eval", K: tf.k, Restarts: tf.restarts, Shrinkage: tf.shrinkage, Scorer: tf.scorer},
+		Train:  offline.TrainConfig{ID: "eval", K: tf.k, Restarts: tf.restarts, Shrinkage: tf.shrinkage, Scorer: tf.scorer, Progress: ad.progress},
 		Router: routing.Config{TopP: *topP, Beta: *beta},
 	}
 	var err error
@@ -177,7 +189,7 @@ func bundleEval(ctx context.Context, args []string, stdout io.Writer, ad bundleA
 			return err
 		}
 	}
-	train, err := readSampleFiles(*trainFiles, tf.lastBlock)
+	train, err := readSampleFiles(tf.train, tf.lastBlock)
 	if err != nil {
 		return fmt.Errorf("train data: %w", err)
 	}
@@ -209,8 +221,7 @@ func bundleEval(ctx context.Context, args []string, stdout io.Writer, ad bundleA
 // modelsPull implements `heddle models pull NAME [--dest DIR] [--base-url
 // URL]` with ad's puller.
 func modelsPull(ctx context.Context, args []string, stdout io.Writer, ad bundleAdapters) error {
-	fs := flag.NewFlagSet("models pull", flag.ContinueOnError)
-	fs.SetOutput(stdout)
+	fs := subcommand("models pull", "NAME [--dest DIR] [--base-url URL]", stdout)
 	dest := fs.String("dest", "", "destination directory (default models/NAME)")
 	base := fs.String("base-url", "https://huggingface.co", "Hugging Face hub base URL")
 	if err := fs.Parse(args); err != nil {

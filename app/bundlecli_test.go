@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -49,7 +50,7 @@ func TestTrainCommand(t *testing.T) {
 	data := writeFile(t, "train.jsonl", cliJSONL)
 	out := filepath.Join(t.TempDir(), "bundle.json")
 	var stdout bytes.Buffer
-	err := bundleTrain(ctx, []string{"--data", data, "--out", out, "--k", "2", "--shrinkage", "0", "--seed", "4", "--id", "org-1", "--revision", "7", "--date", "2026-11-29", "--scorer", "avengers-pro"}, &stdout, bundleAdapters{})
+	err := bundleTrain(ctx, []string{"--train", data, "--out", out, "--k", "2", "--shrinkage", "0", "--seed", "4", "--id", "org-1", "--revision", "7", "--date", "2026-11-29", "--scorer", "avengers-pro"}, &stdout, bundleAdapters{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -223,5 +224,33 @@ func TestModelsPullCommand(t *testing.T) {
 	fail := bundleAdapters{pull: func(context.Context, string, string, string) ([]string, error) { return nil, errors.New("offline") }}
 	if err := modelsPull(context.Background(), []string{"a/b"}, &out, fail); err == nil || !strings.Contains(err.Error(), "offline") {
 		t.Fatalf("puller error not returned: %v", err)
+	}
+}
+
+// TestTrainProgressAndDeprecatedData: training reports every stage to the
+// progress hook (each sample embedded, each k-means restart, the dial), and
+// the old --data spelling still trains, with a deprecation note; giving both
+// is refused.
+func TestTrainProgressAndDeprecatedData(t *testing.T) {
+	ctx := context.Background()
+	data := writeFile(t, "train.jsonl", cliJSONL)
+	var events []string
+	ad := bundleAdapters{progress: func(stage string, done, total int) {
+		events = append(events, fmt.Sprintf("%s %d/%d", stage, done, total))
+	}}
+	var stdout bytes.Buffer
+	out := filepath.Join(t.TempDir(), "b.json")
+	if err := bundleTrain(ctx, []string{"--data", data, "--out", out, "--k", "2", "--restarts", "2"}, &stdout, ad); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"embed 1/4", "embed 2/4", "embed 3/4", "embed 4/4", "k-means 1/2", "k-means 2/2", "dial 0/1", "dial 1/1"}
+	if strings.Join(events, ",") != strings.Join(want, ",") {
+		t.Errorf("progress %v, want %v", events, want)
+	}
+	if !strings.Contains(stdout.String(), "--data is deprecated; use --train") {
+		t.Errorf("no deprecation note: %q", stdout.String())
+	}
+	if err := bundleTrain(ctx, []string{"--data", data, "--train", data, "--out", out}, &stdout, ad); !errors.Is(err, routing.ErrUsage) {
+		t.Errorf("--data with --train: %v", err)
 	}
 }

@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -50,8 +49,7 @@ func keysCommand(ctx context.Context, args []string, getenv func(string) string,
 	if len(args) == 0 || args[0] != "create" {
 		return errors.New("usage: heddle keys create --org ORG [--name NAME] [--scopes inference,route]")
 	}
-	fs := flag.NewFlagSet("keys create", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := subcommand("keys create", "--org ORG [flags]", stdout)
 	org := fs.String("org", "", "organisation id or slug")
 	name := fs.String("name", "cli", "key name")
 	scopes := fs.String("scopes", "inference,route", "comma-separated scopes")
@@ -84,6 +82,10 @@ func keysCommand(ctx context.Context, args []string, getenv func(string) string,
 // vaultCommand creates a master keyset file (init) or rotates the master
 // keyset while servers keep serving.
 func vaultCommand(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) == 2 && args[0] == "init" && isHelp(args[1]) {
+		fmt.Fprint(stdout, vaultHelp)
+		return nil
+	}
 	if len(args) == 2 && args[0] == "init" {
 		created, err := tenancy.EnsureDevKeyset(args[1])
 		if err != nil {
@@ -99,8 +101,7 @@ func vaultCommand(ctx context.Context, args []string, getenv func(string) string
 	if len(args) == 0 || args[0] != "rotate" {
 		return errors.New("usage: heddle vault init FILE | heddle vault rotate [--reencrypt-org ORG]")
 	}
-	fs := flag.NewFlagSet("vault rotate", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := subcommand("vault rotate", "[--reencrypt-org ORG]", stdout)
 	org := fs.String("reencrypt-org", "", "also re-encrypt this organisation's credentials under a fresh data keyset")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err

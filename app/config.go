@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -135,6 +136,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	}
 	errs = append(errs, c.validateTracing()...)
 	errs = append(errs, c.validateBilling()...)
+	errs = append(errs, c.validateStoreURLs()...)
 	if c.DebugAddr != "" {
 		if _, _, err := net.SplitHostPort(c.DebugAddr); err != nil {
 			errs = append(errs, fmt.Errorf("HEDDLE_DEBUG_ADDR: %q is not host:port", c.DebugAddr))
@@ -218,6 +220,41 @@ func (c Config) validateTracing() []error {
 	}
 	if c.TraceSampleRatio < 0 || c.TraceSampleRatio > 1 {
 		errs = append(errs, fmt.Errorf("HEDDLE_TRACE_SAMPLE_RATIO: %v is not within 0..1", c.TraceSampleRatio))
+	}
+	return errs
+}
+
+// storeSchemes are the URL schemes each store variable accepts.
+var storeSchemes = []struct {
+	name    string
+	schemes []string
+	example string
+}{
+	{"HEDDLE_DATABASE_URL", []string{"postgres", "postgresql"}, "postgres://user:password@host:5432/heddle"},
+	{"HEDDLE_CLICKHOUSE_URL", []string{"clickhouse", "tcp"}, "clickhouse://default@host:9000/heddle (the native protocol)"},
+	{"HEDDLE_REDIS_URL", []string{"redis", "rediss", "unix"}, "redis://host:6379/0"},
+}
+
+// validateStoreURLs checks the store URLs' shape before any driver sees
+// them, so a typo is one line naming the variable. The URLs carry passwords:
+// errors name their parts, never the URL.
+func (c Config) validateStoreURLs() []error {
+	values := map[string]string{"HEDDLE_DATABASE_URL": c.DatabaseURL, "HEDDLE_CLICKHOUSE_URL": c.ClickHouseURL, "HEDDLE_REDIS_URL": c.RedisURL}
+	var errs []error
+	for _, s := range storeSchemes {
+		v := values[s.name]
+		if v == "" {
+			continue
+		}
+		u, err := url.Parse(v)
+		switch {
+		case err != nil || u.Scheme == "":
+			errs = append(errs, fmt.Errorf("%s: not a URL (want e.g. %s)", s.name, s.example))
+		case !slices.Contains(s.schemes, u.Scheme):
+			errs = append(errs, fmt.Errorf("%s: scheme %q is not %s (want e.g. %s)", s.name, u.Scheme, strings.Join(s.schemes, " or "), s.example))
+		case u.Scheme != "unix" && u.Hostname() == "":
+			errs = append(errs, fmt.Errorf("%s: the URL has no host (want e.g. %s)", s.name, s.example))
+		}
 	}
 	return errs
 }

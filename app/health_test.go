@@ -25,14 +25,14 @@ func TestHealthCommand(t *testing.T) {
 	defer srv.Close()
 	port := srv.URL[strings.LastIndex(srv.URL, ":"):]
 	var out bytes.Buffer
-	if err := run(context.Background(), []string{"health"}, env(map[string]string{"HEDDLE_ADDR": port}), &out, &out); err != nil {
+	if err := run(context.Background(), []string{"health"}, cliEnv{getenv: env(map[string]string{"HEDDLE_ADDR": port}), stdout: &out, stderr: &out}); err != nil {
 		t.Fatalf("health on a 200: %v", err)
 	}
 	if !strings.Contains(out.String(), "degraded") {
 		t.Errorf("output %q", out.String())
 	}
 	status = http.StatusServiceUnavailable
-	if err := run(context.Background(), []string{"health", srv.URL + "/readyz"}, env(nil), &out, &out); err == nil || !strings.Contains(err.Error(), "503") {
+	if err := run(context.Background(), []string{"health", srv.URL + "/readyz"}, cliEnv{getenv: env(nil), stdout: &out, stderr: &out}); err == nil || !strings.Contains(err.Error(), "503") {
 		t.Fatalf("health on a 503: %v", err)
 	}
 }
@@ -40,7 +40,7 @@ func TestHealthCommand(t *testing.T) {
 func TestVaultInitWritesAKeysetOnce(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "keys", "master-keyset.json")
 	var out bytes.Buffer
-	if err := run(context.Background(), []string{"vault", "init", path}, env(nil), &out, &out); err != nil {
+	if err := run(context.Background(), []string{"vault", "init", path}, cliEnv{getenv: env(nil), stdout: &out, stderr: &out}); err != nil {
 		t.Fatal(err)
 	}
 	first, err := os.ReadFile(path)
@@ -50,7 +50,7 @@ func TestVaultInitWritesAKeysetOnce(t *testing.T) {
 	if _, err := tenancy.ReadMasterKeysetFile(path); err != nil {
 		t.Fatalf("written keyset does not parse: %v", err)
 	}
-	if err := run(context.Background(), []string{"vault", "init", path}, env(nil), &out, &out); err != nil {
+	if err := run(context.Background(), []string{"vault", "init", path}, cliEnv{getenv: env(nil), stdout: &out, stderr: &out}); err != nil {
 		t.Fatal(err)
 	}
 	again, _ := os.ReadFile(path)

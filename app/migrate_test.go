@@ -38,7 +38,7 @@ func TestMigrateCommandMigratesClickHouse(t *testing.T) {
 
 	var out bytes.Buffer
 	e := map[string]string{"HEDDLE_DATA_DIR": t.TempDir(), "HEDDLE_CLICKHOUSE_URL": strings.Replace(base, "/default", "/"+db, 1)}
-	if err := run(ctx, []string{"migrate"}, env(e), &out, &out); err != nil {
+	if err := run(ctx, []string{"migrate"}, cliEnv{getenv: env(e), stdout: &out, stderr: &out}); err != nil {
 		t.Fatalf("migrate: %v\n%s", err, out.String())
 	}
 	var tables uint64
@@ -47,7 +47,7 @@ func TestMigrateCommandMigratesClickHouse(t *testing.T) {
 	}
 
 	e["HEDDLE_CLICKHOUSE_URL"] = "clickhouse://127.0.0.1:9/" + db
-	if err := run(ctx, []string{"migrate"}, env(e), &out, &out); err == nil {
+	if err := run(ctx, []string{"migrate"}, cliEnv{getenv: env(e), stdout: &out, stderr: &out}); err == nil {
 		t.Fatal("migrate with ClickHouse down succeeded")
 	}
 }

@@ -19,12 +19,19 @@ import (
 // serveCommand runs the gateway and console until ctx is cancelled, then
 // shuts down gracefully: stop accepting, finish in-flight requests and
 // streams up to HEDDLE_SHUTDOWN_TIMEOUT, flush the analytics writer.
-func serveCommand(ctx context.Context, getenv func(string) string, stderr io.Writer) error {
+func serveCommand(ctx context.Context, getenv func(string) string, environ []string, stderr io.Writer) error {
 	cfg, err := LoadConfig(getenv)
 	if err != nil {
 		return err
 	}
 	logger := newLogger(stderr, cfg.LogLevel)
+	for _, u := range unknownVariables(environ) {
+		if u.Nearest != "" {
+			logger.WarnContext(ctx, "unknown environment variable "+u.Name+" is ignored; did you mean "+u.Nearest+"?", "name", u.Name, "nearest", u.Nearest)
+		} else {
+			logger.WarnContext(ctx, "unknown environment variable "+u.Name+" is ignored", "name", u.Name)
+		}
+	}
 	c, err := wire(ctx, cfg, logger)
 	if err != nil {
 		return err

@@ -201,6 +201,12 @@ func (w *webhookAlerts) send(ctx context.Context, body []byte) error {
 // operatorCommand grants the platform operator role from the command line:
 // heddle operator add EMAIL (the user must have signed up).
 func operatorCommand(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	for _, a := range args {
+		if isHelp(a) {
+			fmt.Fprint(stdout, operatorHelp)
+			return nil
+		}
+	}
 	if len(args) != 2 || args[0] != "add" {
 		return errors.New("usage: heddle operator add EMAIL")
 	}

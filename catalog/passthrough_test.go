@@ -16,8 +16,8 @@ func TestPassThroughOf(t *testing.T) {
 		ok                           bool
 		provider, upstream, pricedAs string
 	}{
-		{name: "claude-opus-5-5", ok: true, provider: "anthropic", upstream: "claude-opus-5-5", pricedAs: "claude-opus-4-5"},
-		{name: "Claude-Sonnet-5", ok: true, provider: "anthropic", upstream: "claude-sonnet-5", pricedAs: "claude-sonnet-4-5"},
+		{name: "claude-opus-9-9", ok: true, provider: "anthropic", upstream: "claude-opus-9-9", pricedAs: "claude-opus-4-5"},
+		{name: "Claude-Sonnet-5", ok: true, provider: "anthropic", upstream: "claude-sonnet-5", pricedAs: "claude-sonnet-5-5"},
 		{name: "claude-3-haiku-20240307", ok: true, provider: "anthropic", upstream: "claude-3-haiku-20240307", pricedAs: "claude-haiku-4-5"},
 		{name: "gpt-5-codex", ok: true, provider: "openai", upstream: "gpt-5-codex", pricedAs: "gpt-5"},
 		{name: "gpt-5.1-mini", ok: true, provider: "openai", upstream: "gpt-5.1-mini", pricedAs: "gpt-5-mini"},
@@ -26,8 +26,8 @@ func TestPassThroughOf(t *testing.T) {
 		{name: "gemini-3-pro-preview", ok: true, provider: "google", upstream: "gemini-3-pro-preview", pricedAs: "gemini-2.5-pro"},
 		{name: "models/gemini-3-flash", ok: true, provider: "google", upstream: "gemini-3-flash", pricedAs: "gemini-2.5-flash"},
 		{name: "deepseek-reasoner", ok: true, provider: "deepseek", upstream: "deepseek-reasoner", pricedAs: "deepseek-chat"},
-		{name: "openai/gpt-6", ok: true, provider: "openai", upstream: "gpt-6", pricedAs: "gpt-5"},
-		{name: "anthropic/claude-opus-5", ok: true, provider: "anthropic", upstream: "claude-opus-5", pricedAs: "claude-opus-4-5"},
+		{name: "openai/gpt-6", ok: true, provider: "openai", upstream: "gpt-6", pricedAs: "gpt-6.2-sol"},
+		{name: "anthropic/claude-opus-5", ok: true, provider: "anthropic", upstream: "claude-opus-5", pricedAs: "claude-opus-5-5"},
 		{name: "gpt-5-mini", ok: false},    // in the catalog: no pass-through
 		{name: "mistral-large", ok: false}, // no provider is clear
 		{name: "acme/llama-3", ok: false},  // not a catalog provider

@@ -81,10 +81,13 @@ func (r agentRun) explain(t *testing.T, in *instance, up *dispatchtest.Upstream)
 }
 
 // claudeDefaultModel is the model Claude Code 2.1.328 asks for when no
-// --model is given. The default catalog does not list it (its prices are
-// not published in the catalog's sources), so the organisation aliases it to
-// claude-opus-4-5, as a tenant would.
+// --model is given: a catalog model since the 2026-12-02 catalog, served with
+// no alias.
 const claudeDefaultModel = "claude-opus-5-5"
+
+// codexDefaultModel is the model Codex 0.169 asks for when its config names
+// none: a catalog model since the 2026-12-02 catalog.
+const codexDefaultModel = "gpt-6.1-sol"
 
 // claudeOnChatCatalog writes an override catalog that rebinds every
 // Anthropic-family model to the "openai" provider (Chat Completions) with
@@ -110,11 +113,12 @@ func claudeOnChatCatalog(t *testing.T) string {
 	return writeJSONFile(t, "claude-on-chat.json", f)
 }
 
-// TestClaudeCodeOverChatUpstream runs `claude -p` against Heddle, with
-// Claude Code's default model (through an organisation alias) and with
-// --model claude-sonnet-4-5; its Anthropic Messages requests are served by
-// a fake OpenAI Chat upstream scripted to call Claude Code's Write tool and
-// then answer with text.
+// TestClaudeCodeOverChatUpstream runs `claude -p` against Heddle, configured
+// by `heddle connect claude-code --write` alone (no ANTHROPIC_* variables),
+// with Claude Code's default model (no alias configured) and with --model
+// claude-sonnet-4-5; its Anthropic Messages requests are served by a fake
+// OpenAI Chat upstream scripted to call Claude Code's Write tool and then
+// answer with text.
 func TestClaudeCodeOverChatUpstream(t *testing.T) {
 	bin := agentPath(t, claudeBin)
 	in := startHeddle(t, map[string]string{"HEDDLE_CATALOG_FILE": claudeOnChatCatalog(t)})
@@ -124,7 +128,7 @@ func TestClaudeCodeOverChatUpstream(t *testing.T) {
 		aliases map[string]string
 		model   string // the catalog model the upstream is asked for
 	}{
-		{"default_model_via_alias", nil, map[string]string{claudeDefaultModel: "claude-opus-4-5"}, "claude-opus-4-5"},
+		{"default_model_no_alias", nil, nil, claudeDefaultModel},
 		{"sonnet_4_5", []string{"--model", "claude-sonnet-4-5"}, nil, "claude-sonnet-4-5"},
 	}
 	for _, tc := range tests {
@@ -151,12 +155,10 @@ func claudeCodeTask(t *testing.T, bin string, in *instance, model string, aliase
 	upstream := "up-" + model
 	up.Script(upstream, dispatchtest.Tool(callID, "Write", string(args)), dispatchtest.OK(final))
 
+	connectClient(t, home, "claude-code", tn.Key, in.URL)
 	run := runAgent(t, bin, work, map[string]string{
-		"HOME":                                     home,
-		"ANTHROPIC_BASE_URL":                       in.URL,
-		"ANTHROPIC_AUTH_TOKEN":                     tn.Key,
-		"ANTHROPIC_DEFAULT_HAIKU_MODEL":            "claude-haiku-4-5",
-		"DISABLE_TELEMETRY":                        "1",
+		"HOME":              home,
+		"DISABLE_TELEMETRY": "1",
 		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
 		"DISABLE_AUTOUPDATER":                      "1",
 	}, append([]string{"-p", "Create a file named hello.txt in the current directory containing the line: Hello from Heddle",
@@ -290,7 +292,8 @@ func checkClaudeCodeChatTurns(t *testing.T, reqs []dispatchtest.Request, callID,
 	}
 }
 
-// TestCodexOverAnthropicUpstream runs `codex exec` against Heddle; its
+// TestCodexOverAnthropicUpstream runs `codex exec` against Heddle, configured
+// by `heddle connect codex --write --model claude-sonnet-4-5`; its
 // Responses requests are served by a fake Anthropic upstream scripted to
 // call Codex's exec_command tool and then answer with text.
 func TestCodexOverAnthropicUpstream(t *testing.T) {
@@ -300,21 +303,7 @@ func TestCodexOverAnthropicUpstream(t *testing.T) {
 	tn := signUp(t, in.URL, "codex@example.com", "anthropic", fakeSecret, up.URL)
 
 	work, home := t.TempDir(), t.TempDir()
-	if err := os.MkdirAll(filepath.Join(home, ".codex"), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	config := `model = "claude-sonnet-4-5"
-model_provider = "heddle"
-
-[model_providers.heddle]
-name = "Heddle"
-base_url = "` + in.URL + `/v1"
-env_key = "HEDDLE_KEY"
-wire_api = "responses"
-`
-	if err := os.WriteFile(filepath.Join(home, ".codex", "config.toml"), []byte(config), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	connectClient(t, home, "codex", tn.Key, in.URL, "--model", "claude-sonnet-4-5")
 	target := filepath.Join(work, "hello.txt")
 	const callID = "toolu_01CodexShell9"
 	const final = "Created hello.txt."
@@ -322,7 +311,7 @@ wire_api = "responses"
 	const model = "claude-sonnet-4-5-20250929"
 	up.Script(model, dispatchtest.Tool(callID, "exec_command", string(args)), dispatchtest.OK(final))
 
-	run := runAgent(t, bin, work, map[string]string{"HOME": home, "HEDDLE_KEY": tn.Key},
+	run := runAgent(t, bin, work, map[string]string{"HOME": home},
 		"exec", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox",
 		"Create a file hello.txt containing the line: Hello from Codex")
 	ok := true

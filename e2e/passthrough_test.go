@@ -16,15 +16,15 @@ func TestPassThroughModel(t *testing.T) {
 	up := dispatchtest.NewUpstream(t)
 	in := startHeddle(t, nil)
 	a := signUp(t, in.URL, "passthrough@example.com", "anthropic", "sk-ant-pass-000000000000", up.URL)
-	body := `{"model":"claude-opus-5-5","max_tokens":64,"messages":[{"role":"user","content":"hello from claude code"}]}`
+	body := `{"model":"claude-opus-9-9","max_tokens":64,"messages":[{"role":"user","content":"hello from claude code"}]}`
 	resp, got := send(t, in.URL, a.Key, "", body)
-	if resp.StatusCode != 200 || !strings.Contains(got, "Hello from claude-opus-5-5") {
+	if resp.StatusCode != 200 || !strings.Contains(got, "Hello from claude-opus-9-9") {
 		t.Fatalf("pass-through: %d %s", resp.StatusCode, got)
 	}
-	if m := up.Models(); len(m) != 1 || m[0] != "claude-opus-5-5" {
+	if m := up.Models(); len(m) != 1 || m[0] != "claude-opus-9-9" {
 		t.Errorf("upstream models %v, want the name as sent", m)
 	}
-	if resp.Header.Get("x-heddle-model") != "claude-opus-5-5" || resp.Header.Get("x-heddle-provider") != "anthropic" {
+	if resp.Header.Get("x-heddle-model") != "claude-opus-9-9" || resp.Header.Get("x-heddle-provider") != "anthropic" {
 		t.Errorf("served headers: model %q provider %q", resp.Header.Get("x-heddle-model"), resp.Header.Get("x-heddle-provider"))
 	}
 
@@ -35,7 +35,7 @@ func TestPassThroughModel(t *testing.T) {
 	if settings.Settings["passthrough"] != true {
 		t.Errorf("passthrough setting %v, want true by default", settings.Settings)
 	}
-	a.api.do("PUT", "/api/v1/routing", map[string]any{"deny": []string{"claude-opus-5-5"}}, 200, nil)
+	a.api.do("PUT", "/api/v1/routing", map[string]any{"deny": []string{"claude-opus-9-9"}}, 200, nil)
 	resp, got = send(t, in.URL, a.Key, "", strings.Replace(body, "hello", "denied", 1))
 	if resp.StatusCode != 403 || resp.Header.Get("x-heddle-error") != "routing.model_not_allowed" {
 		t.Errorf("denied pass-through: %d %q %s", resp.StatusCode, resp.Header.Get("x-heddle-error"), got)
@@ -59,7 +59,7 @@ func TestPassThroughModel(t *testing.T) {
 		t.Fatalf("request rows %+v", rows)
 	}
 	r := rows[0]
-	if r.decision != "explicit:claude-opus-5-5 price:estimated:claude-opus-4-5" || r.cost != 175 || r.status != 200 {
+	if r.decision != "explicit:claude-opus-9-9 price:estimated:claude-opus-4-5" || r.cost != 175 || r.status != 200 {
 		t.Errorf("request row %+v, want 175 micros noted price:estimated:claude-opus-4-5", r)
 	}
 	if got := attempts[r.id]; len(got) != 1 || got[0] != "served::175" {

@@ -19,7 +19,7 @@ func TestModelsFor(t *testing.T) {
 	settings := routing.OrgSettings{
 		Deny: []string{"claude-opus-4-5"},
 		Aliases: map[string]string{
-			"claude-opus-5-5": "claude-haiku-4-5-20251001", // a catalog alias of a listed model
+			"claude-opus-9-9": "claude-haiku-4-5-20251001", // a catalog alias of a listed model
 			"fast":            "auto",
 			"gpt-5":           "auto",             // shadows the catalog's gpt-5
 			"old-opus":        "claude-opus-4-5",  // denied: not listed
@@ -37,8 +37,8 @@ func TestModelsFor(t *testing.T) {
 	for _, m := range models {
 		ids = append(ids, m.ID)
 	}
-	want := []string{"claude-sonnet-4-5", "claude-haiku-4-5", "gpt-5-mini", "gpt-5-nano", "gpt-4.1", "gpt-4.1-mini",
-		"claude-opus-5-5", "fast", "gpt-5"}
+	want := []string{"claude-opus-5-5", "claude-sonnet-5-5", "gpt-6.1-sol", "gpt-6.2-sol", "claude-sonnet-4-5", "claude-haiku-4-5", "gpt-5-mini", "gpt-5-nano", "gpt-4.1", "gpt-4.1-mini",
+		"claude-opus-9-9", "fast", "gpt-5"}
 	if !slices.Equal(ids, want) {
 		t.Fatalf("models %v, want %v", ids, want)
 	}

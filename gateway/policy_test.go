@@ -67,14 +67,14 @@ func TestPolicyPassThrough(t *testing.T) {
 		wantTarget             dispatch.Target
 		wantSummary            string
 	}{
-		{name: "claude code's default", model: "claude-opus-5-5",
-			wantTarget: dispatch.Target{Model: "claude-opus-5-5", Provider: "anthropic", Upstream: "claude-opus-5-5",
+		{name: "claude code's default", model: "claude-opus-9-9",
+			wantTarget: dispatch.Target{Model: "claude-opus-9-9", Provider: "anthropic", Upstream: "claude-opus-9-9",
 				Format: llm.FormatAnthropic, BaseURL: "https://api.anthropic.com", Price: opus.Price},
-			wantSummary: "explicit:claude-opus-5-5 price:estimated:claude-opus-4-5"},
-		{name: "denied as sent", model: "claude-opus-5-5", settings: routing.OrgSettings{Deny: []string{"claude-opus-5-5"}}, wantErr: ErrModelNotAllowed},
-		{name: "denied as the catalog model it is priced as", model: "claude-opus-5-5", settings: routing.OrgSettings{Deny: []string{"claude-opus-4-5"}}, wantErr: ErrModelNotAllowed},
-		{name: "not on the allow list", model: "claude-opus-5-5", settings: routing.OrgSettings{Allow: []string{"gpt-5-mini"}}, wantErr: ErrModelNotAllowed},
-		{name: "pass-through off", model: "claude-opus-5-5", settings: routing.OrgSettings{PassthroughOff: true}, wantErr: ErrUnknownModel},
+			wantSummary: "explicit:claude-opus-9-9 price:estimated:claude-opus-4-5"},
+		{name: "denied as sent", model: "claude-opus-9-9", settings: routing.OrgSettings{Deny: []string{"claude-opus-9-9"}}, wantErr: ErrModelNotAllowed},
+		{name: "denied as the catalog model it is priced as", model: "claude-opus-9-9", settings: routing.OrgSettings{Deny: []string{"claude-opus-4-5"}}, wantErr: ErrModelNotAllowed},
+		{name: "not on the allow list", model: "claude-opus-9-9", settings: routing.OrgSettings{Allow: []string{"gpt-5-mini"}}, wantErr: ErrModelNotAllowed},
+		{name: "pass-through off", model: "claude-opus-9-9", settings: routing.OrgSettings{PassthroughOff: true}, wantErr: ErrUnknownModel},
 		{name: "no clear provider", model: "mistral-large", wantErr: ErrUnknownModel},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -129,8 +129,8 @@ func TestPolicyPassThroughCannotBypassDeny(t *testing.T) {
 			t.Errorf("%s: verdict %+v err %v, want the catalog model %s", name, v, err, opus.ID)
 		}
 	}
-	v, err := s.decide(context.Background(), Caller{OrgID: "org", Policy: "route-all"}, userReq("claude-opus-5-5", "hi"), orgRouting{})
-	if err != nil || v.explicit != nil || v.policy != "route-all" || v.baseline.ID != "claude-opus-5-5" || v.ceiling != opus.Tier {
-		t.Errorf("route-all pass-through: verdict %+v err %v, want the router with baseline claude-opus-5-5 and ceiling %d", v, err, opus.Tier)
+	v, err := s.decide(context.Background(), Caller{OrgID: "org", Policy: "route-all"}, userReq("claude-opus-9-9", "hi"), orgRouting{})
+	if err != nil || v.explicit != nil || v.policy != "route-all" || v.baseline.ID != "claude-opus-9-9" || v.ceiling != opus.Tier {
+		t.Errorf("route-all pass-through: verdict %+v err %v, want the router with baseline claude-opus-9-9 and ceiling %d", v, err, opus.Tier)
 	}
 }

@@ -27,7 +27,7 @@ func TestResolveOrgAliases(t *testing.T) {
 		t.Fatal(err)
 	}
 	settings := routing.OrgSettings{
-		Aliases: map[string]string{"claude-opus-5-5": "claude-opus-4-5", "gpt-5": "auto", "stale": "gone-model", "denied": "gpt-5-nano"},
+		Aliases: map[string]string{"claude-opus-9-9": "claude-opus-4-5", "gpt-5": "auto", "stale": "gone-model", "denied": "gpt-5-nano"},
 		Deny:    []string{"gpt-5-nano"},
 	}
 	noPass := settings
@@ -43,9 +43,9 @@ func TestResolveOrgAliases(t *testing.T) {
 		wantBase                  string
 		wantErr                   error
 	}{
-		{name: "alias to a catalog model", src: fakeRouters{router, settings, nil}, model: "claude-opus-5-5",
+		{name: "alias to a catalog model", src: fakeRouters{router, settings, nil}, model: "claude-opus-9-9",
 			wantModel: "claude-opus-4-5", wantRoute: RouteExplicit, pol: "alias", wantBase: "claude-opus-4-5"},
-		{name: "alias matches case-insensitively", src: fakeRouters{router, settings, nil}, model: "Claude-Opus-5-5",
+		{name: "alias matches case-insensitively", src: fakeRouters{router, settings, nil}, model: "Claude-Opus-9-9",
 			wantModel: "claude-opus-4-5", wantRoute: RouteExplicit, pol: "alias", wantBase: "claude-opus-4-5"},
 		{name: "alias to auto routes (a catalog name shadowed)", src: fakeRouters{router, settings, nil}, model: "gpt-5",
 			wantModel: "gpt-5-mini", wantRoute: RouteRouted, pol: "auto", wantBase: "claude-sonnet-4-5"},
@@ -59,7 +59,7 @@ func TestResolveOrgAliases(t *testing.T) {
 			wantModel: "claude-opus-9", wantRoute: RouteExplicit, pol: "passthrough", wantBase: "claude-opus-9"},
 		{name: "settings unreadable: explicit fails closed", src: fakeRouters{nil, routing.OrgSettings{}, settingsDown}, model: "gpt-5-mini",
 			wantErr: routing.ErrSettingsUnavailable},
-		{name: "router down, settings known: explicit alias works", src: fakeRouters{nil, settings, routerDown}, model: "claude-opus-5-5",
+		{name: "router down, settings known: explicit alias works", src: fakeRouters{nil, settings, routerDown}, model: "claude-opus-9-9",
 			wantModel: "claude-opus-4-5", wantRoute: RouteExplicit, pol: "alias", wantBase: "claude-opus-4-5"},
 		{name: "router down: alias to auto fails closed", src: fakeRouters{nil, settings, routerDown}, model: "gpt-5",
 			wantErr: routing.ErrNoBundle},

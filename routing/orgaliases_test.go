@@ -8,7 +8,7 @@ import (
 
 func TestOrgSettingsAliases(t *testing.T) {
 	known := func(m string) bool { return m == "claude-opus-4-5" || m == "gpt-5-mini" }
-	ok := OrgSettings{Aliases: map[string]string{"claude-opus-5-5": "claude-opus-4-5", "gpt-5": "auto", "in-house": "gpt-5-mini"}}
+	ok := OrgSettings{Aliases: map[string]string{"claude-opus-9-9": "claude-opus-4-5", "gpt-5": "auto", "in-house": "gpt-5-mini"}}
 	if err := ok.Validate(known); err != nil {
 		t.Fatalf("valid aliases refused: %v", err)
 	}
@@ -36,7 +36,7 @@ func TestOrgSettingsAliases(t *testing.T) {
 		t.Errorf("%d aliases refused: %v", MaxAliases, err)
 	}
 
-	for req, want := range map[string]string{"claude-opus-5-5": "claude-opus-4-5", "CLAUDE-OPUS-5-5": "claude-opus-4-5", "gpt-5": "auto"} {
+	for req, want := range map[string]string{"claude-opus-9-9": "claude-opus-4-5", "CLAUDE-OPUS-9-9": "claude-opus-4-5", "gpt-5": "auto"} {
 		if got, found := ok.ResolveAlias(req); !found || got != want {
 			t.Errorf("ResolveAlias(%q) = %q, %v; want %q", req, got, found, want)
 		}
@@ -58,8 +58,8 @@ func manyAliases(n int) map[string]string {
 }
 
 func TestNormaliseAliases(t *testing.T) {
-	got, err := NormaliseAliases(map[string]string{" Claude-Opus-5-5 ": " claude-opus-4-5 "})
-	if err != nil || len(got) != 1 || got["claude-opus-5-5"] != "claude-opus-4-5" {
+	got, err := NormaliseAliases(map[string]string{" Claude-Opus-9-9 ": " claude-opus-4-5 "})
+	if err != nil || len(got) != 1 || got["claude-opus-9-9"] != "claude-opus-4-5" {
 		t.Fatalf("NormaliseAliases = %v, %v", got, err)
 	}
 	_, err = NormaliseAliases(map[string]string{"a": "auto", "A ": "auto"})

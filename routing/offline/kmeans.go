@@ -22,6 +22,11 @@ type KMeansResult struct {
 // with the lowest inertia. It is deterministic for a given input and seed.
 // Empty clusters are reseeded with the point farthest from its centroid.
 func KMeans(ctx context.Context, points [][]float32, k int, seed uint64, restarts, maxIter int) (KMeansResult, error) {
+	return kmeans(ctx, points, k, seed, restarts, maxIter, nil)
+}
+
+// kmeans is KMeans telling done (nil for none) the count of restarts run.
+func kmeans(ctx context.Context, points [][]float32, k int, seed uint64, restarts, maxIter int, done func(int)) (KMeansResult, error) {
 	if k <= 0 || len(points) == 0 {
 		return KMeansResult{}, routing.ErrData
 	}
@@ -42,6 +47,9 @@ func KMeans(ctx context.Context, points [][]float32, k int, seed uint64, restart
 		res := kmeansOnce(points, k, rand.New(rand.NewPCG(seed, uint64(r)+0x51ed)), maxIter)
 		if res.Inertia < best.Inertia {
 			best = res
+		}
+		if done != nil {
+			done(r + 1)
 		}
 	}
 	return best, nil

@@ -44,6 +44,23 @@ type TrainConfig struct {
 	Date    string
 	Sources []string
 	Notes   string
+	// Progress, when non-nil, is told how far each stage of training has
+	// come: StageEmbed per sample, StageKMeans per restart, StageDial once
+	// done. It is called on the training goroutine; it must not block long.
+	Progress func(stage string, done, total int)
+}
+
+// Training stages reported to TrainConfig.Progress.
+const (
+	StageEmbed  = "embed"
+	StageKMeans = "k-means"
+	StageDial   = "dial"
+)
+
+func (c *TrainConfig) progress(stage string, done, total int) {
+	if c.Progress != nil {
+		c.Progress(stage, done, total)
+	}
 }
 
 func (c *TrainConfig) defaults() {
@@ -93,11 +110,11 @@ func Train(ctx context.Context, cfg TrainConfig, samples []Sample, emb routing.E
 		p := fitted.Params()
 		lexParams, emb = &p, fitted
 	}
-	points, err := embedAll(ctx, emb, samples)
+	points, err := embedAll(ctx, emb, samples, func(done int) { cfg.progress(StageEmbed, done, len(samples)) })
 	if err != nil {
 		return nil, err
 	}
-	km, err := KMeans(ctx, points, cfg.K, cfg.Seed, cfg.Restarts, cfg.MaxIter)
+	km, err := kmeans(ctx, points, cfg.K, cfg.Seed, cfg.Restarts, cfg.MaxIter, func(done int) { cfg.progress(StageKMeans, done, cfg.Restarts) })
 	if err != nil {
 		return nil, fmt.Errorf("routing: k-means: %w", err)
 	}
@@ -122,16 +139,20 @@ func Train(ctx context.Context, cfg TrainConfig, samples []Sample, emb routing.E
 	switch cfg.Scorer {
 	case "", routing.ScorerAvengersPro:
 	case routing.ScorerExpected:
+		cfg.progress(StageDial, 0, 1)
 		if err := placeDial(b, emb, points, cfg.Router); err != nil {
 			return nil, err
 		}
+		cfg.progress(StageDial, 1, 1)
 	default:
 		return nil, fmt.Errorf("%w: unknown scorer %q", routing.ErrUsage, cfg.Scorer)
 	}
 	return b, nil
 }
 
-func embedAll(ctx context.Context, emb routing.Embedder, samples []Sample) ([][]float32, error) {
+// embedAll embeds every sample's prompt; done (nil for none) is told the
+// count after each one.
+func embedAll(ctx context.Context, emb routing.Embedder, samples []Sample, done func(int)) ([][]float32, error) {
 	points := make([][]float32, len(samples))
 	for i, s := range samples {
 		v, err := emb.Embed(ctx, s.Prompt)
@@ -142,6 +163,9 @@ func embedAll(ctx context.Context, emb routing.Embedder, samples []Sample) ([][]
 			return nil, fmt.Errorf("%w: sample %d: %d dimensions, want %d", routing.ErrEmbed, i, len(v), emb.Dim())
 		}
 		points[i] = v
+		if done != nil {
+			done(i + 1)
+		}
 	}
 	return points, nil
 }
