@@ -64,6 +64,9 @@ type Config struct {
 	// /debug/pprof/, e.g. 127.0.0.1:6060; empty (default) serves none. It is
 	// never the public listener.
 	DebugAddr string
+	// Capacity is the concurrency caps and the spend reconciliation
+	// (config_capacity.go).
+	Capacity CapacityConfig
 }
 
 // Production reports whether Heddle runs in production mode.
@@ -108,6 +111,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	}
 	c.ContentJanitorInterval = r.duration("HEDDLE_CONTENT_JANITOR_INTERVAL", 5*time.Minute)
 	c.DebugAddr = r.str("HEDDLE_DEBUG_ADDR", "")
+	c.Capacity = loadCapacity(&r)
 	c.CookieSecure = r.bool("HEDDLE_COOKIE_SECURE", c.Production())
 	if c.SpillDir == "" {
 		c.SpillDir = filepath.Join(c.DataDir, "spill")
@@ -120,6 +124,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		c.OTLPHeaders = hs
 	}
 	errs = append(errs, c.validateTracing()...)
+	errs = append(errs, c.Capacity.validate()...)
 	if c.DebugAddr != "" {
 		if _, _, err := net.SplitHostPort(c.DebugAddr); err != nil {
 			errs = append(errs, fmt.Errorf("HEDDLE_DEBUG_ADDR: %q is not host:port", c.DebugAddr))

@@ -124,6 +124,7 @@ func wire(ctx context.Context, cfg Config, logger *slog.Logger) (_ *components, 
 	c.attemptSink = dispatch.AsyncSink(gateway.AttemptSink{Recorder: c.metrics.recorder(c.writer, c.catalog)}, 8192)
 	c.executor = dispatch.NewExecutor(dispatch.Config{
 		MaxAttempts: cfg.MaxAttempts, FirstByteTimeout: cfg.FirstByteTimeout, StreamIdleTimeout: cfg.StreamIdleTimeout,
+		OrgConcurrency: cfg.Capacity.OrgConcurrency, BindingConcurrency: cfg.Capacity.BindingConcurrency, CapWait: cfg.Capacity.CapWait,
 	}, dispatch.Deps{
 		Providers:   c.providers,
 		ProviderFor: tenantProviderFor(c.hc, cfg.AllowPrivate),
@@ -134,6 +135,8 @@ func wire(ctx context.Context, cfg Config, logger *slog.Logger) (_ *components, 
 		Idempotency: c.idempotency(),
 		CapWait:     c.metrics.capWait,
 		Logger:      logger.With("component", "dispatch"),
+		// An organisation's own cap (wire_capacity.go).
+		OrgConcurrency: c.orgConcurrency,
 	})
 	router, err := routing.DefaultRouter(routing.Config{EmbedTimeout: cfg.EmbedTimeout})
 	if err != nil {

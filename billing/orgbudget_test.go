@@ -24,6 +24,9 @@ func TestOrgBudgetSettingsValidate(t *testing.T) {
 		{"unknown daily mode", billing.OrgBudgetSettings{Daily: billing.OrgLimit{LimitMicros: 1, Mode: "HARD"}, Monthly: ok}, "daily_mode"},
 		{"empty monthly mode", billing.OrgBudgetSettings{Daily: ok, Monthly: billing.OrgLimit{}}, "monthly_mode"},
 		{"zero value", billing.OrgBudgetSettings{}, "daily_mode"},
+		{"own concurrency cap", billing.OrgBudgetSettings{Daily: ok, Monthly: ok, MaxConcurrency: 600}, ""},
+		{"negative concurrency cap", billing.OrgBudgetSettings{Daily: ok, Monthly: ok, MaxConcurrency: -1}, "max_concurrency"},
+		{"concurrency cap too high", billing.OrgBudgetSettings{Daily: ok, Monthly: ok, MaxConcurrency: billing.MaxOrgConcurrency + 1}, "max_concurrency"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
