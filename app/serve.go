@@ -39,8 +39,8 @@ func serveCommand(ctx context.Context, getenv func(string) string, stderr io.Wri
 	}
 	go c.auth.Run(ctx)
 	go runContentJanitor(ctx, c.contents, cfg.ContentJanitorInterval, logger.With("component", "content"))
-	go c.spend.Run(ctx, spendFlushInterval, 2*time.Second, func(err error) {
-		logger.Warn("budget spend flush (retried next time)", "err", err)
+	go c.spend.Run(ctx, cfg.Capacity.SpendSync, spendSyncTimeout, func(err error) {
+		logger.Warn("budget spend sync (retried next time)", "err", err)
 	})
 
 	errc := make(chan error, 1)
@@ -65,9 +65,9 @@ func serveCommand(ctx context.Context, getenv func(string) string, stderr io.Wri
 	return nil
 }
 
-// spendFlushInterval is how often a replica writes the spend it summed: other
-// replicas' budget checks see a cost within about this long.
-const spendFlushInterval = 500 * time.Millisecond
+// spendSyncTimeout bounds one write and read-back of the spend counters
+// (HEDDLE_SPEND_SYNC_INTERVAL); one that runs out is retried next time.
+const spendSyncTimeout = 5 * time.Second
 
 func analyticsKind(cfg Config) string {
 	if cfg.ClickHouseURL != "" {

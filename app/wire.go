@@ -148,9 +148,10 @@ func wire(ctx context.Context, cfg Config, logger *slog.Logger) (_ *components, 
 	if err != nil {
 		return nil, err
 	}
-	// Spend is summed per replica and written every spendFlushInterval
-	// (serveCommand runs the flusher, closeStores writes the rest).
-	c.spend = billing.NewSpendBuffer(billingsql.New(c.db))
+	// Spend is summed per replica, written and read back every
+	// HEDDLE_SPEND_SYNC_INTERVAL (serveCommand runs the sync, closeStores
+	// writes the rest): budget checks read only memory.
+	c.spend = billing.NewSpendBuffer(billingsql.New(c.db), billing.SpendBufferConfig{StaleAfter: cfg.Capacity.SpendStaleAfter})
 	c.budgets = billing.NewBudgets(c.spend, billing.BudgetsConfig{})
 	c.orgBudgets = billing.NewOrgBudgets(billingsql.New(c.db), billing.OrgBudgetsConfig{})
 	limiter := c.keyLimiter()
