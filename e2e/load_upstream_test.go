@@ -12,7 +12,9 @@ import (
 
 // pacedUpstream is a fake OpenAI Chat Completions upstream over loopback
 // TCP for load runs: a non-streaming answer at once, a stream of frames
-// frames spaced gap apart (its first frame at once). It keeps no record of
+// frames spaced gap apart (its first frame at once); a body containing
+// "upstream-fails" gets a 500, so Heddle serves nothing and records no
+// cost. It keeps no record of
 // requests, so it costs the same for the direct baseline and for Heddle.
 type pacedUpstream struct {
 	URL    string
@@ -36,6 +38,10 @@ func (u *pacedUpstream) serve(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	if !strings.HasSuffix(r.URL.Path, "/chat/completions") {
 		http.Error(w, `{"error":{"message":"not found","type":"invalid_request_error"}}`, http.StatusNotFound)
+		return
+	}
+	if strings.Contains(string(body), "upstream-fails") { // a probe that must cost nothing
+		http.Error(w, `{"error":{"message":"scripted failure","type":"server_error"}}`, http.StatusInternalServerError)
 		return
 	}
 	if !strings.Contains(string(body), `"stream":true`) {
