@@ -1,7 +1,11 @@
 package e2e
 
 import (
+	"bufio"
 	"fmt"
+	"io"
+	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -107,4 +111,81 @@ func TestBudgetsUnderAgentLoad(t *testing.T) {
 	})
 	t.Logf("replica 2 refused the budget spent through replica 1 %v after the spend (bound: two sync intervals, 2s)",
 		time.Since(spent).Round(10*time.Millisecond))
+}
+
+// TestOrgConcurrencyCap: an organisation's own cap (max_concurrency on PUT
+// /api/v1/budgets) binds in the binary: with two streams in flight and a
+// cap of 2, a third request waits HEDDLE_CAP_WAIT and gets 503
+// dispatch.overloaded in the caller's format, counted in
+// heddle_cap_wait_seconds and heddle_refusals_total; another organisation on
+// the same upstream is not held back, and the slots free up afterwards.
+func TestOrgConcurrencyCap(t *testing.T) {
+	up := newPacedUpstream(t, 31, 100*time.Millisecond) // about 3 s a stream
+	in := startHeddle(t, map[string]string{"HEDDLE_CAP_WAIT": "300ms"})
+	capped := signUp(t, in.URL, "capped@example.com", "openai", fakeSecret, up.URL+"/v1")
+	other := signUp(t, in.URL, "uncapped@example.com", "openai", fakeSecret, up.URL+"/v1")
+	var view struct {
+		Org struct {
+			MaxConcurrency int `json:"max_concurrency"`
+		} `json:"org"`
+	}
+	capped.api.do("PUT", "/api/v1/budgets", map[string]any{"max_concurrency": 2}, 200, &view)
+	if view.Org.MaxConcurrency != 2 {
+		t.Fatalf("max_concurrency after PUT = %d", view.Org.MaxConcurrency)
+	}
+
+	// Two streams hold the organisation's slots until they end.
+	hc := newHTTPClient()
+	started := make(chan struct{}, 2)
+	ended := make(chan error, 2)
+	for i := range 2 {
+		go func() {
+			req, _ := http.NewRequest("POST", in.URL+"/v1/chat/completions",
+				strings.NewReader(`{"model":"gpt-5-mini","stream":true,"messages":[{"role":"user","content":"hold `+itoa(i)+`"}]}`))
+			req.Header.Set("Authorization", "Bearer "+capped.Key)
+			req.Header.Set("Cache-Control", "no-cache")
+			resp, err := hc.Do(req)
+			if err != nil {
+				ended <- err
+				return
+			}
+			defer resp.Body.Close()
+			if _, err := bufio.NewReader(resp.Body).Peek(1); err != nil || resp.StatusCode != 200 {
+				ended <- fmt.Errorf("hold stream: %d %v", resp.StatusCode, err)
+				return
+			}
+			started <- struct{}{}
+			_, err = io.Copy(io.Discard, resp.Body)
+			ended <- err
+		}()
+	}
+	for range 2 {
+		select {
+		case <-started:
+		case err := <-ended:
+			t.Fatal(err)
+		}
+	}
+	resp, b := chat(t, in.URL, capped.Key, chatBody(1))
+	if resp.StatusCode != 503 || resp.Header.Get("x-heddle-error") != "dispatch.overloaded" || !strings.Contains(b, `"error"`) {
+		t.Fatalf("third request over the cap: %d %q %s", resp.StatusCode, resp.Header.Get("x-heddle-error"), b)
+	}
+	if resp, b := chat(t, in.URL, other.Key, chatBody(2)); resp.StatusCode != 200 {
+		t.Fatalf("another organisation while the first is capped: %d %s", resp.StatusCode, b)
+	}
+	m := scrape(t, in.URL)
+	if n, _ := find(m, "heddle_cap_wait_seconds_count", map[string]string{"scope": "org", "outcome": "overloaded"}); n != 1 {
+		t.Errorf("heddle_cap_wait_seconds_count{scope=org,outcome=overloaded} = %v, want 1", n)
+	}
+	if n, _ := find(m, "heddle_refusals_total", map[string]string{"reason": "org_cap"}); n != 1 {
+		t.Errorf("heddle_refusals_total{reason=org_cap} = %v, want 1", n)
+	}
+	for range 2 {
+		if err := <-ended; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if resp, b := chat(t, in.URL, capped.Key, chatBody(3)); resp.StatusCode != 200 {
+		t.Fatalf("after the streams ended: %d %s", resp.StatusCode, b)
+	}
 }
