@@ -100,11 +100,24 @@ func (o *inlineOutput) Write(p []byte) error { o.body = append(o.body, p...); re
 func (o *inlineOutput) Flush() error { return nil }
 
 // mayStream reports whether a turn could be a stream: Gemini's stream
-// method, or a body that names a "stream" field at all (every other
-// format asks for a stream in its body). A body without one is served
-// inline.
+// method, or a body with a "stream" key set to true (every other format
+// asks for a stream in its body; an unescaped "stream" followed by a colon
+// can only be a key). A body without one is served inline; one whose key is
+// escaped ("\u0073tream") is too, answered whole.
 func mayStream(body []byte, pathStream bool) bool {
-	return pathStream || bytes.Contains(body, []byte(`"stream"`))
+	if pathStream {
+		return true
+	}
+	key := []byte(`"stream"`)
+	for i := bytes.Index(body, key); i >= 0; {
+		rest := bytes.TrimLeft(body[i+len(key):], " \t\r\n")
+		if len(rest) > 0 && rest[0] == ':' && bytes.HasPrefix(bytes.TrimLeft(rest[1:], " \t\r\n"), []byte("true")) {
+			return true
+		}
+		body = body[i+len(key):]
+		i = bytes.Index(body, key)
+	}
+	return false
 }
 
 // panicError is a recovered panic of a turn.

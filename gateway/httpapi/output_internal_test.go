@@ -13,8 +13,10 @@ func TestMayStream(t *testing.T) {
 	}{
 		{"chat without stream", `{"model":"m","messages":[{"role":"user","content":"hi"}]}`, false, false},
 		{"chat stream true", `{"model":"m","stream":true,"messages":[]}`, false, true},
-		{"chat stream false still goes to the bridge", `{"model":"m","stream":false}`, false, true},
-		{"spaced key", `{"model":"m", "stream" : true}`, false, true},
+		{"chat stream false", `{"model":"m","stream":false}`, false, false},
+		{"spaced key", "{\"model\":\"m\", \"stream\" :\n\t true}", false, true},
+		{"stream as a value, then the key", `{"metadata":{"kind":"stream"},"stream":true}`, false, true},
+		{"stream options but no stream", `{"stream_options":{"include_usage":true},"stream":false}`, false, false},
 		{"gemini stream method", `{"contents":[]}`, true, true},
 		{"the word quoted in content is no field", `{"messages":[{"content":"a \"stream\" of text"}]}`, false, false},
 		// An escaped key is read as stream by the decoder but served inline:
