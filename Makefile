@@ -50,6 +50,7 @@ bench: ## overhead, routing and translation benchmarks, each printed as a ratio 
 	$(GO) test -run '^$$' -bench 'AddedLatency' -benchtime 3000x ./dispatch/
 	$(GO) test -run '^$$' -bench 'Decide|HugotEmbed' ./routing/...
 	$(GO) test -run '^$$' -bench 'ClaudeCode|Translat|SetModel' -benchtime 200x ./llm/...
+	$(GO) build -o bin/heddle . && HEDDLE_E2E_BIN=$(CURDIR)/bin/heddle $(GO) test -run '^$$' -bench 'GatewayLoad' -benchtime 1x -timeout 20m ./e2e/
 
 bench-scale: ## analytics reads at 10M rows in ClickHouse (synthesized once into HEDDLE_SCALE_DB), median and rows read
 	$(GO) test -run '^$$' -bench Scale -benchtime 1x -v -timeout 60m ./analytics/clickhouse/ | grep -E 'scale_test|^(ok|FAIL)'

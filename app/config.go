@@ -75,6 +75,9 @@ type Config struct {
 	LowBalanceMicros        int
 	LowBalanceWebhook       string
 	LowBalanceWebhookSecret string
+	// Capacity is the concurrency caps and the spend reconciliation
+	// (config_capacity.go).
+	Capacity CapacityConfig
 }
 
 // Production reports whether Heddle runs in production mode.
@@ -123,6 +126,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	c.LowBalanceMicros = r.int("HEDDLE_LOW_BALANCE_MICROS", 1_000_000)
 	c.LowBalanceWebhook = r.str("HEDDLE_LOW_BALANCE_WEBHOOK", "")
 	c.LowBalanceWebhookSecret = r.secret("HEDDLE_LOW_BALANCE_WEBHOOK_SECRET")
+	c.Capacity = loadCapacity(&r)
 	c.CookieSecure = r.bool("HEDDLE_COOKIE_SECURE", c.Production())
 	if c.SpillDir == "" {
 		c.SpillDir = filepath.Join(c.DataDir, "spill")
@@ -137,6 +141,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	errs = append(errs, c.validateTracing()...)
 	errs = append(errs, c.validateBilling()...)
 	errs = append(errs, c.validateStoreURLs()...)
+	errs = append(errs, c.Capacity.validate()...)
 	if c.DebugAddr != "" {
 		if _, _, err := net.SplitHostPort(c.DebugAddr); err != nil {
 			errs = append(errs, fmt.Errorf("HEDDLE_DEBUG_ADDR: %q is not host:port", c.DebugAddr))

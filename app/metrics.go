@@ -69,7 +69,7 @@ func newMetrics() *metrics {
 			Name: "heddle_cache_hits_total", Help: "Requests answered from the response cache, by wire format.",
 		}, []string{"format"}),
 		refusals: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "heddle_refusals_total", Help: "Requests refused before or instead of an upstream call: budget, rate_limit, org_cap (the concurrency cap wait ran out), circuit_open, limiter_unavailable, budget_unavailable.",
+			Name: "heddle_refusals_total", Help: "Requests refused before or instead of an upstream call: budget, rate_limit, org_cap (a concurrency cap wait ran out: the organisation's, or the binding's with no other target; heddle_cap_wait_seconds{outcome=\"overloaded\"} by scope tells which), circuit_open, limiter_unavailable, budget_unavailable.",
 		}, []string{"reason"}),
 		capWaits: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name: "heddle_cap_wait_seconds", Help: "Waits for a concurrency slot that was not free at once, by scope (org, binding) and outcome (acquired, overloaded).",

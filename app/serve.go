@@ -46,11 +46,11 @@ func serveCommand(ctx context.Context, getenv func(string) string, environ []str
 	}
 	go c.auth.Run(ctx)
 	go runContentJanitor(ctx, c.contents, cfg.ContentJanitorInterval, logger.With("component", "content"))
-	// Spend keeps flushing through the drain; closeStores flushes the rest.
+	// Spend keeps syncing through the drain; closeStores flushes the rest.
 	spendCtx, stopSpend := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopSpend()
-	go c.spend.Run(spendCtx, spendFlushInterval, 2*time.Second, func(err error) {
-		logger.Warn("budget spend flush (retried next time)", "err", err)
+	go c.spend.Run(spendCtx, cfg.Capacity.SpendSync, spendSyncTimeout, func(err error) {
+		logger.Warn("budget spend sync (retried next time)", "err", err)
 	})
 
 	errc := make(chan error, 1)
@@ -73,9 +73,9 @@ func serveCommand(ctx context.Context, getenv func(string) string, environ []str
 	return nil
 }
 
-// spendFlushInterval is how often a replica writes the spend it summed: other
-// replicas' budget checks see a cost within about this long.
-const spendFlushInterval = 500 * time.Millisecond
+// spendSyncTimeout bounds one write and read-back of the spend counters
+// (HEDDLE_SPEND_SYNC_INTERVAL); one that runs out is retried next time.
+const spendSyncTimeout = 5 * time.Second
 
 func analyticsKind(cfg Config) string {
 	if cfg.ClickHouseURL != "" {

@@ -127,6 +127,7 @@ func wire(ctx context.Context, cfg Config, logger *slog.Logger) (_ *components, 
 	c.attemptSink = dispatch.AsyncSink(gateway.AttemptSink{Recorder: c.metrics.recorder(c.writer, c.catalog)}, 8192)
 	c.executor = dispatch.NewExecutor(dispatch.Config{
 		MaxAttempts: cfg.MaxAttempts, FirstByteTimeout: cfg.FirstByteTimeout, StreamIdleTimeout: cfg.StreamIdleTimeout,
+		OrgConcurrency: cfg.Capacity.OrgConcurrency, BindingConcurrency: cfg.Capacity.BindingConcurrency, CapWait: cfg.Capacity.CapWait,
 	}, dispatch.Deps{
 		Providers:   c.providers,
 		ProviderFor: tenantProviderFor(c.hc, cfg.AllowPrivate),
@@ -137,6 +138,8 @@ func wire(ctx context.Context, cfg Config, logger *slog.Logger) (_ *components, 
 		Idempotency: c.idempotency(),
 		CapWait:     c.metrics.capWait,
 		Logger:      logger.With("component", "dispatch"),
+		// An organisation's own cap (wire_capacity.go).
+		OrgConcurrency: c.orgConcurrency,
 	})
 	router, err := routing.DefaultRouter(routing.Config{EmbedTimeout: cfg.EmbedTimeout})
 	if err != nil {
@@ -148,9 +151,10 @@ func wire(ctx context.Context, cfg Config, logger *slog.Logger) (_ *components, 
 	if err != nil {
 		return nil, err
 	}
-	// Spend is summed per replica and written every spendFlushInterval
-	// (serveCommand runs the flusher, closeStores writes the rest).
-	c.spend = billing.NewSpendBuffer(billingsql.New(c.db))
+	// Spend is summed per replica, written and read back every
+	// HEDDLE_SPEND_SYNC_INTERVAL (serveCommand runs the sync, closeStores
+	// writes the rest): budget checks read only memory.
+	c.spend = billing.NewSpendBuffer(billingsql.New(c.db), billing.SpendBufferConfig{StaleAfter: cfg.Capacity.SpendStaleAfter})
 	c.budgets = billing.NewBudgets(c.spend, billing.BudgetsConfig{})
 	c.orgBudgets = billing.NewOrgBudgets(billingsql.New(c.db), billing.OrgBudgetsConfig{})
 	c.wireCredits()

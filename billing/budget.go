@@ -113,10 +113,12 @@ type Verdict struct {
 }
 
 // Budgets checks spending against budgets before a request and records the
-// cost after it. It keeps no cache: every check reads the store, so the only
-// overshoot of a hard budget is the cost of requests already in flight
-// (checked before the limit was reached, recorded after it), across all
-// replicas. Safe for concurrent use.
+// cost after it. It keeps no cache of its own: every check reads the store,
+// which in production is a SpendBuffer (replica-local counters reconciled
+// with the database every sync interval). A hard budget then overshoots by
+// the cost of requests already in flight when it was reached, plus what
+// other replicas admit until they read it back (within two sync intervals).
+// Safe for concurrent use.
 type Budgets struct {
 	store   SpendStore
 	timeout time.Duration

@@ -31,6 +31,9 @@ func (e *FieldError) Public() string { return e.Error() }
 // Unwrap returns ErrInvalidBudgetSettings.
 func (e *FieldError) Unwrap() error { return ErrInvalidBudgetSettings }
 
+// MaxOrgConcurrency bounds OrgBudgetSettings.MaxConcurrency.
+const MaxOrgConcurrency = 100000
+
 // Mode says what happens once a budget is spent.
 type Mode string
 
@@ -53,6 +56,10 @@ type OrgLimit struct {
 // valid "none".
 type OrgBudgetSettings struct {
 	Daily, Monthly OrgLimit
+	// MaxConcurrency caps the organisation's requests in flight on each
+	// replica; 0 keeps the operator's default (HEDDLE_ORG_CONCURRENCY). It
+	// is stored and set with the budgets (one limits form for an admin).
+	MaxConcurrency int
 	// UpdatedAt is when the settings were last stored; zero when never.
 	UpdatedAt time.Time
 }
@@ -63,8 +70,12 @@ var NoOrgBudgets = OrgBudgetSettings{Daily: OrgLimit{Mode: Hard}, Monthly: OrgLi
 
 // Validate checks both limits (0 or more) and modes (hard or soft). Errors
 // are *FieldError naming the field as the admin API spells it:
-// daily_limit_micros, daily_mode, monthly_limit_micros, monthly_mode.
+// daily_limit_micros, daily_mode, monthly_limit_micros, monthly_mode,
+// max_concurrency.
 func (s OrgBudgetSettings) Validate() error {
+	if s.MaxConcurrency < 0 || s.MaxConcurrency > MaxOrgConcurrency {
+		return &FieldError{Field: "max_concurrency", Message: fmt.Sprintf("must be 0 (the operator's default) to %d", MaxOrgConcurrency)}
+	}
 	for _, l := range []struct {
 		name  string
 		limit OrgLimit

@@ -3,11 +3,13 @@ package billing_test
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/heddle-gw/heddle/billing"
 	"github.com/heddle-gw/heddle/billing/billingtest"
+	"github.com/heddle-gw/heddle/internal/testwait"
 )
 
 func TestOrgBudgetSettingsValidate(t *testing.T) {
@@ -24,6 +26,9 @@ func TestOrgBudgetSettingsValidate(t *testing.T) {
 		{"unknown daily mode", billing.OrgBudgetSettings{Daily: billing.OrgLimit{LimitMicros: 1, Mode: "HARD"}, Monthly: ok}, "daily_mode"},
 		{"empty monthly mode", billing.OrgBudgetSettings{Daily: ok, Monthly: billing.OrgLimit{}}, "monthly_mode"},
 		{"zero value", billing.OrgBudgetSettings{}, "daily_mode"},
+		{"own concurrency cap", billing.OrgBudgetSettings{Daily: ok, Monthly: ok, MaxConcurrency: 600}, ""},
+		{"negative concurrency cap", billing.OrgBudgetSettings{Daily: ok, Monthly: ok, MaxConcurrency: -1}, "max_concurrency"},
+		{"concurrency cap too high", billing.OrgBudgetSettings{Daily: ok, Monthly: ok, MaxConcurrency: billing.MaxOrgConcurrency + 1}, "max_concurrency"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -211,5 +216,45 @@ func TestOrgBudgetsReadRacingAChangeIsNotCached(t *testing.T) {
 	}
 	if s, _ := o.Get(ctx, "o1"); s.Daily != hard.Daily {
 		t.Fatalf("the racing read was cached: %+v", s)
+	}
+}
+
+// gatedOrgStore counts GetOrgBudgets calls, each held until release closes.
+type gatedOrgStore struct {
+	*billingtest.Memory
+	calls   atomic.Int64
+	release chan struct{}
+}
+
+func (g *gatedOrgStore) GetOrgBudgets(ctx context.Context, orgID string) (billing.OrgBudgetSettings, error) {
+	g.calls.Add(1)
+	<-g.release
+	return g.Memory.GetOrgBudgets(ctx, orgID)
+}
+
+// TestOrgBudgetsOneReadPerMiss: the requests of a busy organisation that
+// all miss the cache at once share one store read.
+func TestOrgBudgetsOneReadPerMiss(t *testing.T) {
+	store := &gatedOrgStore{Memory: billingtest.NewMemory(nil), release: make(chan struct{})}
+	o := billing.NewOrgBudgets(store, billing.OrgBudgetsConfig{})
+	const n = 50
+	errs := make(chan error, n)
+	for range n {
+		go func() {
+			_, err := o.Get(context.Background(), "busy")
+			errs <- err
+		}()
+	}
+	testwait.Until(t, 10*time.Second, "the first read", func() bool { return store.calls.Load() >= 1 })
+	close(store.release)
+	for range n {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Gets that arrived after the read finished may have read again; those
+	// that overlapped it shared it.
+	if c := store.calls.Load(); c >= n {
+		t.Fatalf("%d concurrent misses made %d store reads, want them shared", n, c)
 	}
 }

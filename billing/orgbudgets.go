@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"golang.org/x/sync/singleflight"
+
 	"github.com/heddle-gw/heddle/internal/ttlcache"
 )
 
@@ -36,6 +38,7 @@ type OrgBudgets struct {
 	timeout time.Duration
 	now     func() time.Time
 	cache   *ttlcache.Cache[OrgBudgetSettings]
+	loads   singleflight.Group // one store read per organisation at a time
 }
 
 // NewOrgBudgets returns the settings service over store.
@@ -57,7 +60,21 @@ func NewOrgBudgets(store OrgBudgetStore, cfg OrgBudgetsConfig) *OrgBudgets {
 // the TTL. A store error is returned wrapping ErrBudgetUnavailable (the
 // caller fails closed); stale settings are never served in its place.
 func (o *OrgBudgets) Get(ctx context.Context, orgID string) (OrgBudgetSettings, error) {
-	return o.cache.Get(ctx, orgID, func(ctx context.Context) (OrgBudgetSettings, error) { return o.Load(ctx, orgID) })
+	return o.cache.Get(ctx, orgID, func(ctx context.Context) (OrgBudgetSettings, error) {
+		// Every request of a busy organisation misses at once when its entry
+		// expires: they share one read (bounded by the store timeout, not
+		// by the first caller's cancellation).
+		ch := o.loads.DoChan(orgID, func() (any, error) { return o.Load(context.WithoutCancel(ctx), orgID) })
+		select {
+		case r := <-ch:
+			if r.Err != nil {
+				return OrgBudgetSettings{}, r.Err
+			}
+			return r.Val.(OrgBudgetSettings), nil
+		case <-ctx.Done():
+			return OrgBudgetSettings{}, fmt.Errorf("%w: reading budget settings of %s: %w", ErrBudgetUnavailable, orgID, ctx.Err())
+		}
+	})
 }
 
 // Load reads orgID's settings from the store, bypassing the cache. Errors
@@ -94,4 +111,7 @@ func (o *OrgBudgets) Set(ctx context.Context, orgID string, s OrgBudgetSettings)
 }
 
 // Invalidate drops orgID's cached settings: the next Get reads the store.
-func (o *OrgBudgets) Invalidate(orgID string) { o.cache.Invalidate(orgID) }
+func (o *OrgBudgets) Invalidate(orgID string) {
+	o.loads.Forget(orgID) // a Get after this starts its own read
+	o.cache.Invalidate(orgID)
+}

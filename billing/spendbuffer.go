@@ -8,21 +8,46 @@ import (
 	"time"
 )
 
-// SpendBuffer is a SpendStore that sums Adds in memory and writes them to the
-// store it wraps on Flush (one Add per scope and period), so a busy key costs
-// a few writes per flush instead of several per request. Spent adds what this
-// replica has not written yet, so its own checks see every cost at once;
-// other replicas see it after the next flush (Run's interval). A failed write
-// stays pending and is retried by the next Flush; what is still pending when
-// the process dies is lost, so Close flushes. Safe for concurrent use.
+// DefaultSpendStaleAfter is how old a replica's view of the shared spend
+// may get (its last successful read-back) before checks read the store
+// directly, failing closed when it cannot be read.
+const DefaultSpendStaleAfter = 30 * time.Second
+
+// spendIdleAfter is how long a counter nobody checked stays in the view.
+const spendIdleAfter = 10 * time.Minute
+
+// SpendBufferConfig configures a SpendBuffer.
+type SpendBufferConfig struct {
+	// StaleAfter bounds the age of the view Spent serves from memory; zero
+	// means DefaultSpendStaleAfter.
+	StaleAfter time.Duration
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// SpendBuffer is a SpendStore that keeps the request path off the database.
+// Add sums costs in memory; Sync (every interval, from Run) writes them to
+// the store it wraps (one Add per scope and period) and reads back every
+// counter this replica checks, in one batch when the store is a
+// SpentManyReader. Spent answers from that view plus this replica's
+// unwritten amounts, so its own costs count at once and other replicas'
+// within two sync intervals (theirs to write, ours to read back). The first
+// check of a counter, and any check once the view is older than
+// StaleAfter, reads the store, and a failed read fails closed. A failed
+// write stays pending for the next Sync; what is still pending when the
+// process dies is lost, so Close flushes. Safe for concurrent use.
 type SpendBuffer struct {
-	store SpendStore
+	store      SpendStore
+	staleAfter time.Duration
+	now        func() time.Time
 
 	mu sync.Mutex
 	// pending holds amounts not yet handed to the store; writing holds
 	// those a Flush is writing now (still counted by Spent).
 	pending, writing map[spendSlot]int64
-	flushMu          sync.Mutex // one Flush at a time
+	// views holds the stored amount of every counter Spent was asked for.
+	views   map[spendSlot]*spendView
+	flushMu sync.Mutex // one Flush or Sync at a time
 }
 
 type spendSlot struct {
@@ -30,26 +55,68 @@ type spendSlot struct {
 	start int64 // period start, Unix seconds (UTC)
 }
 
-var _ SpendStore = (*SpendBuffer)(nil)
-
-// NewSpendBuffer returns a buffer in front of store.
-func NewSpendBuffer(store SpendStore) *SpendBuffer {
-	return &SpendBuffer{store: store, pending: map[spendSlot]int64{}, writing: map[spendSlot]int64{}}
+// spendView is a counter's stored amount as this replica knows it: read
+// at readAt (zero: not read yet), plus what this replica wrote since.
+type spendView struct {
+	stored  int64
+	flushed int64 // written by this replica since the view was created
+	readAt  time.Time
+	usedAt  time.Time
 }
 
-// Spent is the store's amount plus this replica's unwritten amount. The
-// local amount is read first: a flush finishing in between is then counted
-// twice (an over-count, which only fails closed), never missed.
+var _ SpendStore = (*SpendBuffer)(nil)
+
+// SpentManyReader is an optional ability of a SpendStore: the spending of
+// many scopes of one period in one call (missing scopes spent nothing).
+type SpentManyReader interface {
+	SpentMany(ctx context.Context, periodStart time.Time, scopes []string) (map[string]int64, error)
+}
+
+// NewSpendBuffer returns a buffer in front of store.
+func NewSpendBuffer(store SpendStore, cfg SpendBufferConfig) *SpendBuffer {
+	if cfg.StaleAfter <= 0 {
+		cfg.StaleAfter = DefaultSpendStaleAfter
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	return &SpendBuffer{store: store, staleAfter: cfg.StaleAfter, now: cfg.Now,
+		pending: map[spendSlot]int64{}, writing: map[spendSlot]int64{}, views: map[spendSlot]*spendView{}}
+}
+
+// Spent is the stored amount (from the view while it is fresh, else read
+// now) plus this replica's unwritten amount. It never under-counts: an
+// amount a Flush writes while the store is read is added to what was read
+// (when the read saw it too, it counts twice until the next Sync: an
+// over-count, which only fails closed).
 func (b *SpendBuffer) Spent(ctx context.Context, scope string, periodStart time.Time) (int64, error) {
 	slot := spendSlot{scope, periodStart.Unix()}
+	now := b.now()
 	b.mu.Lock()
 	local := b.pending[slot] + b.writing[slot]
+	v := b.views[slot]
+	if v != nil && !v.readAt.IsZero() && now.Sub(v.readAt) <= b.staleAfter {
+		v.usedAt = now
+		total := v.stored + local
+		b.mu.Unlock()
+		return total, nil
+	}
+	if v == nil {
+		v = &spendView{}
+		b.views[slot] = v
+	}
+	flushed0 := v.flushed
 	b.mu.Unlock()
+
 	stored, err := b.store.Spent(ctx, scope, periodStart)
 	if err != nil {
 		return 0, err
 	}
-	return stored + local, nil
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	v.stored = stored + v.flushed - flushed0
+	v.readAt, v.usedAt = now, now
+	return v.stored + b.pending[slot] + b.writing[slot], nil
 }
 
 // Add records micros in memory; it never blocks on the store and never fails.
@@ -65,6 +132,10 @@ func (b *SpendBuffer) Add(_ context.Context, scope string, periodStart time.Time
 func (b *SpendBuffer) Flush(ctx context.Context) error {
 	b.flushMu.Lock()
 	defer b.flushMu.Unlock()
+	return b.flush(ctx)
+}
+
+func (b *SpendBuffer) flush(ctx context.Context) error {
 	b.mu.Lock()
 	b.pending, b.writing = map[spendSlot]int64{}, b.pending
 	batch := b.writing
@@ -78,8 +149,14 @@ func (b *SpendBuffer) Flush(ctx context.Context) error {
 		}
 	}
 	b.mu.Lock()
-	for slot, micros := range failed {
-		b.pending[slot] += micros
+	for slot, micros := range batch {
+		if _, ok := failed[slot]; ok {
+			b.pending[slot] += micros
+		} else if v := b.views[slot]; v != nil {
+			// Moved from writing to stored in one step: Spent sees it once.
+			v.stored += micros
+			v.flushed += micros
+		}
 	}
 	b.writing = map[spendSlot]int64{}
 	b.mu.Unlock()
@@ -89,27 +166,86 @@ func (b *SpendBuffer) Flush(ctx context.Context) error {
 	return nil
 }
 
-// Run flushes every interval until ctx is done, then flushes once more and
-// returns. Each flush has its own deadline (timeout) and is not cancelled by
-// ctx: stopping Run lets a flush in flight finish. report receives flush
+// Sync flushes, then reads back every counter in the view (dropping those
+// nobody checked for 10 minutes). A counter whose read fails keeps its
+// older view, which Spent stops trusting after StaleAfter.
+func (b *SpendBuffer) Sync(ctx context.Context) error {
+	b.flushMu.Lock()
+	defer b.flushMu.Unlock()
+	ferr := b.flush(ctx)
+	now := b.now()
+	b.mu.Lock()
+	byStart := map[int64][]string{}
+	for slot, v := range b.views {
+		if v.readAt.IsZero() {
+			continue // its first read is in flight
+		}
+		if now.Sub(v.usedAt) > spendIdleAfter && b.pending[slot] == 0 {
+			delete(b.views, slot)
+			continue
+		}
+		byStart[slot.start] = append(byStart[slot.start], slot.scope)
+	}
+	b.mu.Unlock()
+	var errs []error
+	for start, scopes := range byStart {
+		got, err := b.readMany(ctx, time.Unix(start, 0).UTC(), scopes)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		b.mu.Lock()
+		for _, scope := range scopes {
+			if v := b.views[spendSlot{scope, start}]; v != nil {
+				// No flush runs during Sync: what was read is all that was written.
+				v.stored, v.readAt = got[scope], now
+			}
+		}
+		b.mu.Unlock()
+	}
+	if len(errs) > 0 {
+		errs = append([]error{fmt.Errorf("%w: reading back spend", ErrBudgetUnavailable)}, errs...)
+	}
+	return errors.Join(append([]error{ferr}, errs...)...)
+}
+
+// readMany reads scopes of one period, in one call when the store can.
+func (b *SpendBuffer) readMany(ctx context.Context, start time.Time, scopes []string) (map[string]int64, error) {
+	if r, ok := b.store.(SpentManyReader); ok {
+		return r.SpentMany(ctx, start, scopes)
+	}
+	out := make(map[string]int64, len(scopes))
+	for _, s := range scopes {
+		n, err := b.store.Spent(ctx, s, start)
+		if err != nil {
+			return nil, err
+		}
+		out[s] = n
+	}
+	return out, nil
+}
+
+// Run syncs every interval until ctx is done, then flushes once more and
+// returns. Each sync has its own deadline (timeout) and is not cancelled
+// by ctx: stopping Run lets a sync in flight finish. report receives sync
 // errors (nil drops them). Close flushes what is added after Run returned.
 func (b *SpendBuffer) Run(ctx context.Context, interval time.Duration, timeout time.Duration, report func(error)) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
-	flush := func() {
+	do := func(f func(context.Context) error) {
 		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
 		defer cancel()
-		if err := b.Flush(fctx); err != nil && report != nil {
+		if err := f(fctx); err != nil && report != nil {
 			report(err)
 		}
 	}
 	for {
 		select {
 		case <-ctx.Done():
-			flush()
+			do(b.Flush)
 			return
 		case <-t.C:
-			flush()
+			do(b.Sync)
 		}
 	}
 }

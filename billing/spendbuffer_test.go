@@ -41,7 +41,7 @@ func (g *gatedSpend) Add(ctx context.Context, scope string, start time.Time, mic
 func TestSpendBufferRunStopLetsFlushFinish(t *testing.T) {
 	day := time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC)
 	store := &gatedSpend{memSpend: memSpend{m: map[string]int64{}}, entered: make(chan struct{}), release: make(chan struct{})}
-	buf := billing.NewSpendBuffer(store)
+	buf := billing.NewSpendBuffer(store, billing.SpendBufferConfig{})
 	_ = buf.Add(context.Background(), "org:o/day", day, 42)
 	ctx, stop := context.WithCancel(context.Background())
 	reported := make(chan error, 4)
@@ -81,7 +81,7 @@ func TestSpendBufferRunStopLetsFlushFinish(t *testing.T) {
 func TestSpendBufferRunFinalFlush(t *testing.T) {
 	day := time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC)
 	store := &memSpend{m: map[string]int64{}}
-	buf := billing.NewSpendBuffer(store)
+	buf := billing.NewSpendBuffer(store, billing.SpendBufferConfig{})
 	ctx, stop := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {

@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/heddle-gw/heddle/internal/testwait"
 )
 
 // waitSignal is the system clock, signalling every Now call (caps only reads
@@ -38,20 +40,20 @@ func TestCapWaitReportsOnlySlowAcquires(t *testing.T) {
 		mu.Unlock()
 	}
 	ctx := context.Background()
-	release, err := c.acquire(ctx, "k")
+	release, err := c.acquire(ctx, "k", "org", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(got) != 0 {
 		t.Fatalf("a free slot was reported: %v", got)
 	}
-	if _, err := c.acquire(ctx, "k"); !errors.Is(err, ErrOverloaded) {
+	if _, err := c.acquire(ctx, "k", "org", 0); !errors.Is(err, ErrOverloaded) {
 		t.Fatalf("full cap: %v, want ErrOverloaded", err)
 	}
 	c.wait = time.Minute
 	done := make(chan error, 1)
 	go func() {
-		r, err := c.acquire(ctx, "k")
+		r, err := c.acquire(ctx, "k", "org", 0)
 		if err == nil {
 			r()
 		}
@@ -76,5 +78,94 @@ func TestCapWaitReportsOnlySlowAcquires(t *testing.T) {
 	e.bindCaps.waited(time.Millisecond, false)
 	if len(scopes) != 2 || scopes[0] != "org" || scopes[1] != "binding" {
 		t.Fatalf("scopes %v", scopes)
+	}
+}
+
+// TestCapsRoundRobinBetweenTenants: when a key's cap binds, freed slots go to
+// the waiting tenants in turn (FIFO within each), so one tenant's queue of
+// many cannot starve another's single waiter.
+func TestCapsRoundRobinBetweenTenants(t *testing.T) {
+	c := newCaps(1, time.Minute, SystemClock{})
+	ctx := context.Background()
+	release, err := c.acquire(ctx, "k", "a", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var order []string
+	got := make(chan func(), 8)
+	enqueue := func(tenant string) {
+		before := c.waiting("k")
+		go func() {
+			r, err := c.acquire(ctx, "k", tenant, 0)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			mu.Lock()
+			order = append(order, tenant)
+			mu.Unlock()
+			got <- r
+		}()
+		testwait.Until(t, 10*time.Second, tenant+" queued", func() bool { return c.waiting("k") > before })
+	}
+	for _, tenant := range []string{"a", "a", "a", "b", "c"} {
+		enqueue(tenant)
+	}
+	release()
+	for range 5 {
+		(<-got)()
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	want := []string{"a", "b", "c", "a", "a"}
+	if len(order) != len(want) {
+		t.Fatalf("order %v, want %v", order, want)
+	}
+	for i := range want {
+		if order[i] != want[i] {
+			t.Fatalf("order %v, want %v", order, want)
+		}
+	}
+	if n := len(c.slots); n != 0 {
+		t.Errorf("%d keys left after every slot was released", n)
+	}
+}
+
+// TestCapsLimitPerKey: the limit given with acquire applies to its key; a
+// raised limit admits waiters at once, and a timed-out waiter leaves no trace.
+func TestCapsLimitPerKey(t *testing.T) {
+	c := newCaps(1, 20*time.Millisecond, SystemClock{})
+	ctx := context.Background()
+	r1, err := c.acquire(ctx, "org-big", "", 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2, err := c.acquire(ctx, "org-big", "", 2)
+	if err != nil {
+		t.Fatalf("second slot of a limit of 2: %v", err)
+	}
+	if _, err := c.acquire(ctx, "org-big", "", 2); !errors.Is(err, ErrOverloaded) {
+		t.Fatalf("third slot of a limit of 2: %v, want ErrOverloaded", err)
+	}
+	if c.waiting("org-big") != 0 {
+		t.Fatal("a timed-out waiter stayed queued")
+	}
+	r3, err := c.acquire(ctx, "org-small", "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.acquire(ctx, "org-small", "", 0); !errors.Is(err, ErrOverloaded) {
+		t.Fatalf("default limit 1: %v, want ErrOverloaded", err)
+	}
+	r4, err := c.acquire(ctx, "org-big", "", 3) // raised
+	if err != nil {
+		t.Fatalf("raised limit: %v", err)
+	}
+	for _, r := range []func(){r1, r2, r3, r4} {
+		r()
+	}
+	if n := len(c.slots); n != 0 {
+		t.Errorf("%d keys left after every slot was released", n)
 	}
 }

@@ -38,10 +38,12 @@ type Config struct {
 	Breaker BreakerConfig
 
 	// OrgConcurrency caps the operations of one organisation in flight at once
-	// (default 256).
+	// (default 1024: hundreds of agent streams of one team flow at the
+	// upstream's pace); Deps.OrgConcurrency may set an organisation's own.
 	OrgConcurrency int
 	// BindingConcurrency caps the attempts in flight on one (target, credential)
-	// pair (default 128).
+	// pair (default 1024); when it binds, the organisations waiting are served
+	// in turn, each in arrival order.
 	BindingConcurrency int
 	// CapWait bounds how long an operation waits for a free slot before it gets
 	// ErrOverloaded (org cap) or skips the target (binding cap) (default 5s).
@@ -82,8 +84,8 @@ func (c Config) WithDefaults() Config {
 	if c.MaxResponseBytes <= 0 {
 		c.MaxResponseBytes = 32 << 20
 	}
-	setInt(&c.OrgConcurrency, 256)
-	setInt(&c.BindingConcurrency, 128)
+	setInt(&c.OrgConcurrency, 1024)
+	setInt(&c.BindingConcurrency, 1024)
 	setDur(&c.CapWait, 5*time.Second)
 	setDur(&c.IdempotencyWindow, 60*time.Second)
 	c.Breaker = c.Breaker.WithDefaults()

@@ -13,7 +13,7 @@ func TestConfigDefaults(t *testing.T) {
 	want := dispatch.Config{
 		MaxAttempts: 5, MaxSameTargetRetries: 2, BackoffBase: 250 * time.Millisecond, RetryBudget: 10 * time.Second,
 		FirstByteTimeout: 30 * time.Second, NonStreamTimeout: 10 * time.Minute, StreamIdleTimeout: time.Minute,
-		MaxResponseBytes: 32 << 20, OrgConcurrency: 256, BindingConcurrency: 128, CapWait: 5 * time.Second,
+		MaxResponseBytes: 32 << 20, OrgConcurrency: 1024, BindingConcurrency: 1024, CapWait: 5 * time.Second,
 		IdempotencyWindow: time.Minute,
 		Breaker: dispatch.BreakerConfig{ConsecutiveFailures: 5, FailureRatio: 0.5, MinRequests: 20,
 			Window: time.Minute, Cooldown: 30 * time.Second},

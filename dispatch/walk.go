@@ -110,7 +110,7 @@ func (w *walk) target(t Target) (step, error) {
 			w.skip(t, cred.ID, ReasonCircuitOpen)
 			return stepNext, nil
 		}
-		release, err := e.bindCaps.acquire(w.ctx, bkey)
+		release, err := e.bindCaps.acquire(w.ctx, bkey, w.meta.OrgID, 0)
 		if err != nil {
 			e.breakers.record(bkey, false, false)
 			if w.ctx.Err() != nil {

@@ -11,7 +11,7 @@ import (
 
 // apiClient calls the admin JSON API with a Bearer session token.
 type apiClient struct {
-	t      *testing.T
+	t      testing.TB
 	base   string
 	token  string
 	bodies []string // every response body seen, for secret searches
@@ -62,7 +62,7 @@ type tenant struct {
 
 // signUp creates a user and organisation, an inference key, and (when
 // provider is non-empty) a credential for provider pointing at baseURL.
-func signUp(t *testing.T, heddleURL, email, provider, secret, baseURL string) *tenant {
+func signUp(t testing.TB, heddleURL, email, provider, secret, baseURL string) *tenant {
 	t.Helper()
 	api := &apiClient{t: t, base: heddleURL}
 	var s struct {

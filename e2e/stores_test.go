@@ -24,7 +24,7 @@ func envOr(k, def string) string {
 }
 
 // freshPostgres creates a database for one test and drops it afterwards.
-func freshPostgres(t *testing.T) string {
+func freshPostgres(t testing.TB) string {
 	t.Helper()
 	admin := envOr("HEDDLE_TEST_POSTGRES_URL", "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable")
 	db, err := sql.Open("pgx", admin)
@@ -43,7 +43,7 @@ func freshPostgres(t *testing.T) string {
 }
 
 // freshClickHouse creates a ClickHouse database for one test, dropped after.
-func freshClickHouse(t *testing.T) (url string, conn clickhouse.Conn) {
+func freshClickHouse(t testing.TB) (url string, conn clickhouse.Conn) {
 	t.Helper()
 	base := envOr("HEDDLE_TEST_CLICKHOUSE_URL", "clickhouse://127.0.0.1:9000/default")
 	opts, err := clickhouse.ParseDSN(base)

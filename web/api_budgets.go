@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"time"
 
@@ -40,9 +41,12 @@ func usageOf(s billing.BudgetStatus) budgetUsage {
 
 // orgBudgetsView is the organisation's budgets as the API shows them.
 type orgBudgetsView struct {
-	Daily     budgetUsage `json:"daily"`
-	Monthly   budgetUsage `json:"monthly"`
-	UpdatedAt *time.Time  `json:"updated_at"`
+	Daily   budgetUsage `json:"daily"`
+	Monthly budgetUsage `json:"monthly"`
+	// MaxConcurrency is the organisation's own cap on requests in flight
+	// per replica; 0 means the operator's default.
+	MaxConcurrency int        `json:"max_concurrency"`
+	UpdatedAt      *time.Time `json:"updated_at"`
 }
 
 // keyBudgetsView is one key's budgets (always hard) and spending.
@@ -83,7 +87,7 @@ func (a *API) budgetState(ctx context.Context, act tenancy.Actor, now time.Time)
 	if err != nil {
 		return budgetsView{}, err
 	}
-	v := budgetsView{Org: orgBudgetsView{Daily: usageOf(st[0]), Monthly: usageOf(st[1])}, Keys: make([]keyBudgetsView, len(ks))}
+	v := budgetsView{Org: orgBudgetsView{Daily: usageOf(st[0]), Monthly: usageOf(st[1]), MaxConcurrency: s.MaxConcurrency}, Keys: make([]keyBudgetsView, len(ks))}
 	if !s.UpdatedAt.IsZero() {
 		u := s.UpdatedAt.UTC()
 		v.Org.UpdatedAt = &u
@@ -117,6 +121,8 @@ type budgetsRequest struct {
 	DailyMode          *string         `json:"daily_mode"`
 	MonthlyLimitMicros json.RawMessage `json:"monthly_limit_micros"`
 	MonthlyMode        *string         `json:"monthly_mode"`
+	// MaxConcurrency absent or null is 0 (the operator's default).
+	MaxConcurrency json.RawMessage `json:"max_concurrency"`
 }
 
 // limitMicros parses a limit: a JSON integer of micro-dollars, 0 or more
@@ -150,6 +156,11 @@ func (r budgetsRequest) settings() (billing.OrgBudgetSettings, error) {
 	if s.Monthly.LimitMicros, err = limitMicros("monthly_limit_micros", r.MonthlyLimitMicros); err != nil {
 		return s, err
 	}
+	n, err := limitMicros("max_concurrency", r.MaxConcurrency)
+	if err != nil || n > billing.MaxOrgConcurrency {
+		return s, &billing.FieldError{Field: "max_concurrency", Message: fmt.Sprintf("must be a whole number, 0 (the operator's default) to %d", billing.MaxOrgConcurrency)}
+	}
+	s.MaxConcurrency = int(n)
 	return s, nil
 }
 
@@ -187,6 +198,7 @@ func (a *API) saveBudgets(ctx context.Context, act tenancy.Actor, s billing.OrgB
 	}
 	a.d.Logger.InfoContext(ctx, "organisation budgets updated", "org_id", act.OrgID, "user_id", act.UserID,
 		"daily_limit_micros", saved.Daily.LimitMicros, "daily_mode", string(saved.Daily.Mode),
-		"monthly_limit_micros", saved.Monthly.LimitMicros, "monthly_mode", string(saved.Monthly.Mode), "via", via)
+		"monthly_limit_micros", saved.Monthly.LimitMicros, "monthly_mode", string(saved.Monthly.Mode),
+		"max_concurrency", saved.MaxConcurrency, "via", via)
 	return nil
 }

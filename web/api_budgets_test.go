@@ -91,8 +91,11 @@ func TestBudgetsAPI(t *testing.T) {
 	b.spendAt(t, org, ids[1], 1000, billing.Month.Start(now).Add(-time.Hour)) // last month: not counted
 
 	got = a.mustStatus(a.do("PUT", "/api/v1/budgets", map[string]any{
-		"daily_limit_micros": 1000, "daily_mode": "soft", "monthly_limit_micros": 50_000,
+		"daily_limit_micros": 1000, "daily_mode": "soft", "monthly_limit_micros": 50_000, "max_concurrency": 600,
 	}), 200).json(t)
+	if n, _ := got["org"].(map[string]any)["max_concurrency"].(float64); n != 600 {
+		t.Fatalf("org max_concurrency after PUT = %v", got["org"])
+	}
 	if l, s, m := usage(t, got, "org", "daily"); l != 1000 || s != 500 || m != "soft" {
 		t.Fatalf("org daily after PUT = %v %v %q", l, s, m)
 	}
@@ -104,7 +107,7 @@ func TestBudgetsAPI(t *testing.T) {
 	}
 	stored, err := b.settings.Load(context.Background(), org)
 	if err != nil || stored.Daily != (billing.OrgLimit{LimitMicros: 1000, Mode: billing.Soft}) ||
-		stored.Monthly != (billing.OrgLimit{LimitMicros: 50_000, Mode: billing.Hard}) {
+		stored.Monthly != (billing.OrgLimit{LimitMicros: 50_000, Mode: billing.Hard}) || stored.MaxConcurrency != 600 {
 		t.Fatalf("stored %+v, %v", stored, err)
 	}
 
@@ -164,6 +167,9 @@ func TestBudgetsValidation(t *testing.T) {
 		{"unknown mode", `{"daily_mode": "strict"}`, 400, "billing.invalid_budget", "daily_mode"},
 		{"mode in capitals", `{"monthly_limit_micros": 5, "monthly_mode": "SOFT"}`, 400, "billing.invalid_budget", "monthly_mode"},
 		{"empty mode", `{"monthly_mode": ""}`, 400, "billing.invalid_budget", "monthly_mode"},
+		{"negative concurrency", `{"max_concurrency": -1}`, 400, "billing.invalid_budget", "max_concurrency"},
+		{"fractional concurrency", `{"max_concurrency": 2.5}`, 400, "billing.invalid_budget", "max_concurrency"},
+		{"concurrency too high", `{"max_concurrency": 100001}`, 400, "billing.invalid_budget", "max_concurrency"},
 		{"mode not a string", `{"daily_mode": 1}`, 400, "web.bad_request", "daily_mode"},
 		{"unknown field", `{"weekly_limit_micros": 5}`, 400, "web.bad_request", "weekly_limit_micros"},
 		{"empty body", ``, 400, "web.bad_request", ""},

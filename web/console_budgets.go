@@ -34,6 +34,15 @@ func budgetDollars(micros int64) string {
 	return strconv.FormatFloat(float64(micros)/1e6, 'f', -1, 64)
 }
 
+// concurrencyField shows an organisation's concurrency cap in the form (""
+// for the operator's default).
+func concurrencyField(n int) string {
+	if n <= 0 {
+		return ""
+	}
+	return strconv.Itoa(n)
+}
+
 // budgetsContent builds the page's content from the state; the form shows
 // the stored settings.
 func budgetsContent(v budgetsView, csrf string, canEdit bool) bview.ContentProps {
@@ -43,6 +52,7 @@ func budgetsContent(v budgetsView, csrf string, canEdit bool) bview.ContentProps
 			CSRF: csrf, CanEdit: canEdit,
 			Daily: budgetDollars(v.Org.Daily.LimitMicros), DailyMode: v.Org.Daily.Mode,
 			Monthly: budgetDollars(v.Org.Monthly.LimitMicros), MonthlyMode: v.Org.Monthly.Mode,
+			MaxConcurrency: concurrencyField(v.Org.MaxConcurrency),
 		},
 		Keys: make([]bview.KeyRow, len(v.Keys)),
 	}
@@ -86,6 +96,7 @@ func budgetsFormInput(ctx *fiber.Ctx, csrf string) (billing.OrgBudgetSettings, b
 		CSRF: csrf, CanEdit: true,
 		Daily: formValue(ctx, "daily_budget"), DailyMode: formValue(ctx, "daily_mode"),
 		Monthly: formValue(ctx, "monthly_budget"), MonthlyMode: formValue(ctx, "monthly_mode"),
+		MaxConcurrency: formValue(ctx, "max_concurrency"),
 	}
 	s := billing.OrgBudgetSettings{Daily: billing.OrgLimit{Mode: billing.Mode(f.DailyMode)}, Monthly: billing.OrgLimit{Mode: billing.Mode(f.MonthlyMode)}}
 	var err error
@@ -94,6 +105,13 @@ func budgetsFormInput(ctx *fiber.Ctx, csrf string) (billing.OrgBudgetSettings, b
 	}
 	if s.Monthly.LimitMicros, err = formDollars("monthly_budget", f.Monthly); err != nil {
 		return s, f, err
+	}
+	if f.MaxConcurrency != "" {
+		n, err := strconv.Atoi(strings.TrimSpace(f.MaxConcurrency))
+		if err != nil {
+			return s, f, &billing.FieldError{Field: "max_concurrency", Message: "must be a whole number (empty for the operator's default)"}
+		}
+		s.MaxConcurrency = n // Validate bounds it
 	}
 	return s, f, nil
 }

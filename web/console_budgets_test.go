@@ -74,7 +74,8 @@ func TestConsoleBudgetsPage(t *testing.T) {
 	}
 
 	// Save through htmx: the content partial with the new budgets and bar.
-	saved := v.post("/budgets", url.Values{"daily_budget": {"1"}, "daily_mode": {"hard"}, "monthly_budget": {""}, "monthly_mode": {"soft"}}, htmx)
+	saved := v.post("/budgets", url.Values{"daily_budget": {"1"}, "daily_mode": {"hard"}, "monthly_budget": {""}, "monthly_mode": {"soft"},
+		"max_concurrency": {"600"}}, htmx)
 	if saved.status != 200 || saved.isFullPage() || saved.tid("budgets-saved").Length() != 1 {
 		t.Fatalf("save: %d %s", saved.status, saved.body)
 	}
@@ -87,8 +88,18 @@ func TestConsoleBudgetsPage(t *testing.T) {
 		t.Errorf("saved form does not show the settings: %s", saved.body)
 	}
 	s, err := b.settings.Load(context.Background(), org)
-	if err != nil || s.Daily != (billing.OrgLimit{LimitMicros: 1_000_000, Mode: billing.Hard}) || s.Monthly != (billing.OrgLimit{Mode: billing.Soft}) {
+	if err != nil || s.Daily != (billing.OrgLimit{LimitMicros: 1_000_000, Mode: billing.Hard}) || s.Monthly != (billing.OrgLimit{Mode: billing.Soft}) ||
+		s.MaxConcurrency != 600 {
 		t.Fatalf("stored %+v, %v", s, err)
+	}
+	if got := saved.tid("budget-max-concurrency").AttrOr("value", ""); got != "600" {
+		t.Errorf("saved form shows concurrency %q, want 600", got)
+	}
+	for _, bad := range []string{"many", "-2", "100001"} {
+		p := v.post("/budgets", url.Values{"daily_mode": {"hard"}, "monthly_mode": {"hard"}, "max_concurrency": {bad}}, htmx)
+		if p.status != 422 || p.tid("field-error-max_concurrency").Length() != 1 || p.tid("budget-max-concurrency").AttrOr("value", "") != bad {
+			t.Fatalf("concurrency %q: %d %s", bad, p.status, p.body)
+		}
 	}
 
 	// Invalid input re-renders with 422 and changes nothing.

@@ -58,7 +58,7 @@ func testOrgBudgets(t *testing.T, s Store) {
 		put  billing.OrgBudgetSettings
 	}{
 		{"hard day, soft month", billing.OrgBudgetSettings{
-			Daily: billing.OrgLimit{LimitMicros: 1500, Mode: billing.Hard}, Monthly: billing.OrgLimit{LimitMicros: 90_000, Mode: billing.Soft}, UpdatedAt: base}},
+			Daily: billing.OrgLimit{LimitMicros: 1500, Mode: billing.Hard}, Monthly: billing.OrgLimit{LimitMicros: 90_000, Mode: billing.Soft}, MaxConcurrency: 600, UpdatedAt: base}},
 		{"replaced: soft day, no month", billing.OrgBudgetSettings{
 			Daily: billing.OrgLimit{LimitMicros: 1 << 50, Mode: billing.Soft}, Monthly: billing.OrgLimit{Mode: billing.Hard}, UpdatedAt: base.Add(time.Hour)}},
 	}
@@ -67,7 +67,7 @@ func testOrgBudgets(t *testing.T, s Store) {
 			t.Fatalf("%s: put: %v", st.name, err)
 		}
 		got, err := s.GetOrgBudgets(ctx, "org_a")
-		if err != nil || got.Daily != st.put.Daily || got.Monthly != st.put.Monthly || !got.UpdatedAt.Equal(st.put.UpdatedAt) {
+		if err != nil || got.Daily != st.put.Daily || got.Monthly != st.put.Monthly || got.MaxConcurrency != st.put.MaxConcurrency || !got.UpdatedAt.Equal(st.put.UpdatedAt) {
 			t.Fatalf("%s: got %+v, %v; want %+v", st.name, got, err, st.put)
 		}
 		if got.UpdatedAt.Location() != time.UTC {

@@ -21,6 +21,7 @@ type orgRow struct {
 	DailyMode          string    `gorm:"column:daily_mode"`
 	MonthlyLimitMicros int64     `gorm:"column:monthly_limit_micros"`
 	MonthlyMode        string    `gorm:"column:monthly_mode"`
+	MaxConcurrency     int       `gorm:"column:max_concurrency"`
 	UpdatedAt          time.Time `gorm:"column:updated_at;autoUpdateTime:false"`
 }
 
@@ -39,9 +40,10 @@ func (s *Store) GetOrgBudgets(ctx context.Context, orgID string) (billing.OrgBud
 		return billing.OrgBudgetSettings{}, fmt.Errorf("sqlstore: get org budgets: %w", err)
 	}
 	out := billing.OrgBudgetSettings{
-		Daily:     billing.OrgLimit{LimitMicros: r.DailyLimitMicros, Mode: billing.Mode(r.DailyMode)},
-		Monthly:   billing.OrgLimit{LimitMicros: r.MonthlyLimitMicros, Mode: billing.Mode(r.MonthlyMode)},
-		UpdatedAt: r.UpdatedAt.UTC(),
+		Daily:          billing.OrgLimit{LimitMicros: r.DailyLimitMicros, Mode: billing.Mode(r.DailyMode)},
+		Monthly:        billing.OrgLimit{LimitMicros: r.MonthlyLimitMicros, Mode: billing.Mode(r.MonthlyMode)},
+		MaxConcurrency: r.MaxConcurrency,
+		UpdatedAt:      r.UpdatedAt.UTC(),
 	}
 	if err := out.Validate(); err != nil {
 		return billing.OrgBudgetSettings{}, fmt.Errorf("sqlstore: org budgets of %s: %w", orgID, err)
@@ -59,14 +61,15 @@ func (s *Store) PutOrgBudgets(ctx context.Context, orgID string, v billing.OrgBu
 		OrgID:            orgID,
 		DailyLimitMicros: v.Daily.LimitMicros, DailyMode: string(v.Daily.Mode),
 		MonthlyLimitMicros: v.Monthly.LimitMicros, MonthlyMode: string(v.Monthly.Mode),
-		UpdatedAt: v.UpdatedAt.UTC(),
+		MaxConcurrency: v.MaxConcurrency,
+		UpdatedAt:      v.UpdatedAt.UTC(),
 	}
 	if r.UpdatedAt.IsZero() {
 		r.UpdatedAt = time.Now().UTC()
 	}
 	err := s.db.WithContext(ctx).Clauses(clause.OnConflict{
 		Columns:   []clause.Column{{Name: "org_id"}},
-		DoUpdates: clause.AssignmentColumns([]string{"daily_limit_micros", "daily_mode", "monthly_limit_micros", "monthly_mode", "updated_at"}),
+		DoUpdates: clause.AssignmentColumns([]string{"daily_limit_micros", "daily_mode", "monthly_limit_micros", "monthly_mode", "max_concurrency", "updated_at"}),
 	}).Create(&r).Error
 	if err != nil {
 		return fmt.Errorf("sqlstore: put org budgets: %w", err)

@@ -59,3 +59,28 @@ func (s *Store) Add(ctx context.Context, scope string, periodStart time.Time, mi
 	}
 	return nil
 }
+
+var _ billing.SpentManyReader = (*Store)(nil)
+
+// spentManyChunk bounds the scopes of one SpentMany query.
+const spentManyChunk = 500
+
+// SpentMany returns the spending of scopes in the period starting at
+// periodStart, in one query per 500 scopes; a scope never written is
+// absent (0).
+func (s *Store) SpentMany(ctx context.Context, periodStart time.Time, scopes []string) (map[string]int64, error) {
+	out := make(map[string]int64, len(scopes))
+	for len(scopes) > 0 {
+		n := min(len(scopes), spentManyChunk)
+		var rows []row
+		err := s.db.WithContext(ctx).Where("period_start = ? AND scope IN ?", periodStart.UnixMilli(), scopes[:n]).Find(&rows).Error
+		if err != nil {
+			return nil, fmt.Errorf("sqlstore: spent many: %w", err)
+		}
+		for _, r := range rows {
+			out[r.Scope] = r.Micros
+		}
+		scopes = scopes[n:]
+	}
+	return out, nil
+}

@@ -70,6 +70,11 @@ func (h *Handler) serveTurn(c *fiber.Ctx, f llm.Format, pathModel string, pathSt
 	// end is called once the turn was recorded and its answer handed to
 	// the connection (for a stream: written and flushed).
 	end := h.flight.begin(stop)
+	if !mayStream(t.Body, pathStream) {
+		defer end()
+		defer stop(nil)
+		return h.serveInline(turnCtx, cancel, c, f, t)
+	}
 	b := newBridge(ctx)
 	go func() {
 		defer stop(nil)
@@ -94,8 +99,9 @@ func (h *Handler) serveTurn(c *fiber.Ctx, f llm.Format, pathModel string, pathSt
 	if !served.Stream {
 		defer cancel()
 		var body []byte
-		for p := range b.chunks {
-			body = append(body, p...)
+		for bp := range b.chunks {
+			body = append(body, *bp...)
+			putChunk(bp)
 		}
 		err := <-b.done
 		end()
@@ -108,8 +114,10 @@ func (h *Handler) serveTurn(c *fiber.Ctx, f llm.Format, pathModel string, pathSt
 	c.Set("X-Accel-Buffering", "no")
 	c.Context().SetBodyStreamWriter(func(w *bufio.Writer) {
 		defer cancel()
-		for p := range b.chunks {
-			if _, err := w.Write(p); err != nil {
+		for bp := range b.chunks {
+			_, err := w.Write(*bp)
+			putChunk(bp) // bufio.Writer copied or wrote it
+			if err != nil {
 				cancel()
 				continue // drain so the turn can finish and record
 			}
@@ -124,6 +132,26 @@ func (h *Handler) serveTurn(c *fiber.Ctx, f llm.Format, pathModel string, pathSt
 		end()
 	})
 	return nil
+}
+
+// serveInline serves a turn that cannot stream in the handler's goroutine.
+func (h *Handler) serveInline(ctx context.Context, cancel context.CancelFunc, c *fiber.Ctx, f llm.Format, t *gateway.Turn) error {
+	defer cancel()
+	o := &inlineOutput{}
+	err := serveRecovered(ctx, h.d.Service, t, o)
+	if !o.committed {
+		e := classify(err)
+		h.d.Observe(f, e.Status, e.Code, gateway.Served{})
+		return h.writeError(c, f, err)
+	}
+	setServedHeaders(c, o.served)
+	h.observe(f, err, o.served)
+	if o.served.Stream { // not expected without a "stream" field; still answered whole
+		c.Set(fiber.HeaderContentType, "text/event-stream")
+	} else {
+		c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
+	}
+	return c.Send(o.body)
 }
 
 func (h *Handler) observe(f llm.Format, err error, s gateway.Served) {

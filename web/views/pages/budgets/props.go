@@ -34,11 +34,14 @@ type FormProps struct {
 	DailyMode   string // hard or soft
 	Monthly     string
 	MonthlyMode string
-	CanEdit     bool // admins and owners
-	Updated     string
-	Saved       bool
-	Error       string
-	Fields      map[string]string // daily_budget, daily_mode, monthly_budget, monthly_mode
+	// MaxConcurrency is the organisation's cap on requests in flight per
+	// replica; "" means the operator's default.
+	MaxConcurrency string
+	CanEdit        bool // admins and owners
+	Updated        string
+	Saved          bool
+	Error          string
+	Fields         map[string]string // daily_budget, daily_mode, monthly_budget, monthly_mode, max_concurrency
 }
 
 // ContentProps is everything below the title; htmx swaps it after a save.

@@ -1,0 +1,122 @@
+package e2e
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"testing"
+	"time"
+)
+
+var (
+	loadSeconds = flag.Duration("load.duration", 3*time.Second, "BenchmarkGatewayLoad: length of each c=32 run")
+	loadStreams = flag.Int("load.streams", 500, "BenchmarkGatewayLoad: concurrent slow streams")
+	loadProfile = flag.String("load.profile", "", "BenchmarkGatewayLoad: write a CPU profile of the binary during the c=32 non-stream run to this file")
+)
+
+// BenchmarkGatewayLoad runs the built binary (events on, Cache-Control:
+// no-cache) in front of fake OpenAI upstreams over loopback TCP and
+// measures each load directly against the upstream and through Heddle in
+// the same run: c=1 added p50; c=32 throughput ratio, non-stream and
+// stream, same-format (OpenAI Chat in) and translated (Anthropic Messages
+// in); N concurrent slow streams (about 2 s each) on one credential:
+// streams/s ratio and time-to-first-byte p99 against direct; and the
+// binary's RSS. Run it with -benchtime 1x (make bench). "embedded" is the
+// default deployment (SQLite, embedded analytics); "hosted" is Postgres and
+// ClickHouse.
+func BenchmarkGatewayLoad(b *testing.B) {
+	b.Run("embedded", func(b *testing.B) { benchLoad(b, nil) })
+	b.Run("hosted", func(b *testing.B) {
+		ch, _ := freshClickHouse(b)
+		benchLoad(b, map[string]string{"HEDDLE_DATABASE_URL": freshPostgres(b), "HEDDLE_CLICKHOUSE_URL": ch})
+	})
+}
+
+func benchLoad(b *testing.B, env map[string]string) {
+	fast := newPacedUpstream(b, 3, 0)
+	slow := newPacedUpstream(b, 21, 100*time.Millisecond) // about 2 s a stream
+	debug := fmt.Sprintf("127.0.0.1:%d", freePort(b))
+	vars := map[string]string{"HEDDLE_DEBUG_ADDR": debug}
+	for k, v := range env {
+		vars[k] = v
+	}
+	in := startHeddle(b, vars)
+	fastOrg := signUp(b, in.URL, "load-fast@example.com", "openai", fakeSecret, fast.URL+"/v1")
+	slowOrg := signUp(b, in.URL, "load-slow@example.com", "openai", fakeSecret, slow.URL+"/v1")
+	hc := newHTTPClient()
+	direct := loadClient{hc: hc, base: fast.URL, key: fakeSecret}
+	via := loadClient{hc: hc, base: in.URL, key: fastOrg.Key}
+	viaAnthropic := loadClient{hc: hc, base: in.URL, key: fastOrg.Key, anthropic: true}
+	pid := in.cmd.Process.Pid
+
+	for b.Loop() {
+		b.Logf("load average at start: %s", loadAverage())
+		latencies(b, direct, via, 50, false) // warm up connections, caches, the JIT-free runtime
+		d, v := latencies(b, direct, via, 400, false)
+		b.ReportMetric(ms(pct(v, 0.5)-pct(d, 0.5)), "c1-added-p50-ms")
+		b.Logf("c=1 non-stream p50: direct %.3f ms, heddle %.3f ms (added %.3f ms)", ms(pct(d, 0.5)), ms(pct(v, 0.5)), ms(pct(v, 0.5)-pct(d, 0.5)))
+
+		for _, sc := range []struct {
+			name   string
+			via    loadClient
+			stream bool
+		}{
+			{"c32-nonstream", via, false}, {"c32-stream", via, true},
+			{"c32-nonstream-translated", viaAnthropic, false}, {"c32-stream-translated", viaAnthropic, true},
+		} {
+			base := direct.rate(b, 32, *loadSeconds, sc.stream)
+			var prof chan error
+			if sc.name == "c32-nonstream" && *loadProfile != "" {
+				prof = profileBinary(debug, *loadSeconds-time.Second, *loadProfile)
+			}
+			got := sc.via.rate(b, 32, *loadSeconds, sc.stream)
+			if prof != nil {
+				if err := <-prof; err != nil {
+					b.Errorf("profile: %v", err)
+				}
+			}
+			b.ReportMetric(got/base, sc.name+"-ratio")
+			b.Logf("%s: direct %.0f req/s, heddle %.0f req/s, ratio %.3f (load %s)", sc.name, base, got, got/base, loadAverage())
+		}
+
+		slowDirect := loadClient{hc: newHTTPClient(), base: slow.URL, key: fakeSecret}
+		slowVia := loadClient{hc: newHTTPClient(), base: in.URL, key: slowOrg.Key}
+		baseRate, baseTTFB := slowDirect.burst(b, *loadStreams)
+		gotRate, gotTTFB := slowVia.burst(b, *loadStreams)
+		b.ReportMetric(gotRate/baseRate, "streams-ratio")
+		b.ReportMetric(ms(pct(gotTTFB, 0.99)-pct(baseTTFB, 0.99)), "streams-ttfb-p99-added-ms")
+		b.Logf("%d slow streams: direct %.1f streams/s (TTFB p50 %.1f ms, p99 %.1f ms), heddle %.1f streams/s (TTFB p50 %.1f ms, p99 %.1f ms), ratio %.3f",
+			*loadStreams, baseRate, ms(pct(baseTTFB, 0.5)), ms(pct(baseTTFB, 0.99)), gotRate, ms(pct(gotTTFB, 0.5)), ms(pct(gotTTFB, 0.99)), gotRate/baseRate)
+		rss, peak := rssKB(pid, "VmRSS"), rssKB(pid, "VmHWM")
+		b.ReportMetric(float64(rss)/1024, "rss-MiB")
+		b.ReportMetric(float64(peak)/1024, "peak-rss-MiB")
+		b.Logf("heddle RSS %.0f MiB, peak %.0f MiB; load average at end: %s", float64(rss)/1024, float64(peak)/1024, loadAverage())
+	}
+}
+
+// profileBinary fetches a CPU profile of d from the binary's debug
+// listener into file, in the background.
+func profileBinary(debugAddr string, d time.Duration, file string) chan error {
+	done := make(chan error, 1)
+	go func() {
+		resp, err := http.Get(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", debugAddr, max(1, int(d.Seconds()))))
+		if err != nil {
+			done <- err
+			return
+		}
+		defer resp.Body.Close()
+		f, err := os.Create(file)
+		if err != nil {
+			done <- err
+			return
+		}
+		_, err = io.Copy(f, resp.Body)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		done <- err
+	}()
+	return done
+}
