@@ -43,6 +43,9 @@ type pass struct {
 	// sessionID and recorded as the one the pin used.
 	session     string
 	sessionDone bool
+	// userSession is the session the end-user field named (see endUser),
+	// recorded when no session header did.
+	userSession string
 
 	org     orgRouting   // policy
 	verdict verdict      // policy
@@ -62,6 +65,7 @@ func newPass(t *Turn, out Output) *pass {
 	return &pass{t: t, out: out, rec: &analytics.Request{
 		EventID: newID(), Time: t.Received, RequestID: t.RequestID,
 		OrgID: t.Caller.OrgID, KeyID: t.Caller.KeyID, Format: string(t.Format), Status: 200,
+		Tags: requestTags(t.Header, t.Caller.Tags),
 	}}
 }
 
