@@ -34,7 +34,8 @@ func (c *components) wireWeb() error {
 	if c.adminAPI, err = web.NewAPI(s, web.APIConfig{Logger: c.logger.With("component", "web"), CookieSecure: c.cfg.CookieSecure}); err != nil {
 		return fmt.Errorf("app: %w", err)
 	}
-	c.console, err = web.NewConsole(s, web.ConsoleConfig{Logger: c.logger.With("component", "console"), CookieSecure: c.cfg.CookieSecure})
+	c.console, err = web.NewConsole(s, web.ConsoleConfig{Logger: c.logger.With("component", "console"), CookieSecure: c.cfg.CookieSecure,
+		BaselineModel: c.cfg.BaselineModel, DefaultAlpha: c.cfg.DefaultAlpha, Circuits: c.executor.Circuits})
 	if err != nil {
 		return fmt.Errorf("app: %w", err)
 	}

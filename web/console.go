@@ -10,6 +10,7 @@ import (
 	"github.com/a-h/templ"
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/heddle-gw/heddle/dispatch"
 	"github.com/heddle-gw/heddle/routing"
 	"github.com/heddle-gw/heddle/web/views/layout"
 )
@@ -24,8 +25,16 @@ type ConsoleConfig struct {
 	MaxBundleBytes int64
 	// Now is the clock of the dashboard's period; nil means time.Now.
 	Now func() time.Time
-	// DashboardDays is the dashboard's period in days; 0 means 7.
-	DashboardDays int
+	// BaselineModel is the savings baseline of "auto" turns
+	// (HEDDLE_BASELINE_MODEL), named where savings are explained.
+	BaselineModel string
+	// DefaultAlpha is the deployment's default quality/cost dial, shown
+	// as the effective dial where an organisation set none.
+	DefaultAlpha float64
+	// Circuits lists an organisation's circuit breakers on this replica
+	// (dispatch.Executor.Circuits), for the provider health page; nil
+	// shows none.
+	Circuits func(orgID string) []dispatch.Circuit
 }
 
 // consoleDeps are what the console's handlers reach: its services and
@@ -60,9 +69,6 @@ func NewConsole(s Services, cfg ConsoleConfig) (*Console, error) {
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
-	}
-	if cfg.DashboardDays <= 0 {
-		cfg.DashboardDays = 7
 	}
 	api, err := NewAPI(s, APIConfig{Logger: cfg.Logger, CookieSecure: cfg.CookieSecure, MaxBundleBytes: cfg.MaxBundleBytes})
 	if err != nil {

@@ -131,6 +131,8 @@ func fieldLabel(field string) string {
 		return "To"
 	case "status":
 		return "Status"
+	case "range":
+		return "Range"
 	}
 	return field
 }

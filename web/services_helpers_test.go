@@ -12,6 +12,7 @@ import (
 	"github.com/heddle-gw/heddle/analytics/analyticstest"
 	anasql "github.com/heddle-gw/heddle/analytics/sqlstore"
 	"github.com/heddle-gw/heddle/catalog"
+	"github.com/heddle-gw/heddle/dispatch"
 	"github.com/heddle-gw/heddle/internal/testdb"
 	"github.com/heddle-gw/heddle/tenancy"
 	"github.com/heddle-gw/heddle/tenancy/tenancytest"
@@ -27,6 +28,7 @@ type deps struct {
 	Logger         *slog.Logger
 	CookieSecure   bool
 	MaxBundleBytes int64
+	Circuits       func(orgID string) []dispatch.Circuit
 }
 
 type fixtureOpt func(*deps)

@@ -12,17 +12,43 @@ import (
 	"github.com/heddle-gw/heddle/web/views/layout"
 )
 
+// RangeProps is the range picker: the preset in use and, for "custom",
+// the dates as typed.
+type RangeProps struct {
+	Preset   string // 24h, 7d, 30d or custom
+	From, To string // YYYY-MM-DD
+}
+
+// Presets are the ranges the picker offers as links, with their labels.
+var Presets = [][2]string{{"24h", "24 h"}, {"7d", "7 days"}, {"30d", "30 days"}}
+
+// Source is one source of savings: a route kind's requests, spend,
+// baseline and savings, and its share of the period's savings.
+type Source struct {
+	Source         string // routed, pinned, cache, explicit
+	Requests       int64
+	CostMicros     int64
+	BaselineMicros int64
+	SavingsMicros  int64
+	Share          float64
+}
+
 // PageProps is the dashboard.
 type PageProps struct {
 	Layout   layout.Props
-	Period   string // e.g. "2026-11-23 to now (UTC)"
+	Range    RangeProps
+	Period   string // e.g. "Last 7 days: 2026-11-23 to now (UTC)"
+	Baseline string // the deployment's baseline model of "auto" turns
 	Summary  analytics.Summary
 	Days     []analytics.BreakdownRow // one per day of the period, zero rows included
 	Models   []analytics.BreakdownRow
 	Routes   []analytics.BreakdownRow
 	Failures []analytics.BreakdownRow
+	Sources  []Source // savings by source
 	Chart    components.ChartProps
-	Latency  components.SeriesProps // mean latency per day
+	// SourceChart draws spend and savings by source.
+	SourceChart components.ChartProps
+	Latency     components.SeriesProps // mean latency per day
 	Error    string
 }
 
@@ -36,4 +62,25 @@ func rate(n, of int64) string {
 		return components.Percent(0)
 	}
 	return components.Percent(float64(n) / float64(of))
+}
+
+func presetURL(preset string) string { return "/dashboard?range=" + preset }
+
+func presetClass(cur, preset string) string {
+	if cur == preset {
+		return "button"
+	}
+	return "button secondary"
+}
+
+func sourceExplain(source string) string {
+	switch source {
+	case "routed":
+		return "the router picked a cheaper model that is good enough for the prompt"
+	case "pinned":
+		return "a session stayed on the model it was pinned to"
+	case "cache":
+		return "answered from the semantic cache: no upstream call, the baseline is what the call would have cost"
+	}
+	return "the caller named the model; savings only from the baseline's own price difference"
 }
