@@ -49,7 +49,7 @@ type PageProps struct {
 	// SourceChart draws spend and savings by source.
 	SourceChart components.ChartProps
 	Latency     components.SeriesProps // mean latency per day
-	Error    string
+	Error       string
 }
 
 // countShare is n and its share of of, e.g. "3 (25.0%)".

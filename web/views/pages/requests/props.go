@@ -55,9 +55,9 @@ type ResultsProps struct {
 	// (deleted) shows its id.
 	KeyNames map[string]string
 	Rows     []analytics.Request
-	Next   string // cursor of the next page, "" on the last
-	Cursor string // cursor of this page, "" on the first
-	Error  string
+	Next     string // cursor of the next page, "" on the last
+	Cursor   string // cursor of this page, "" on the first
+	Error    string
 }
 
 // PageProps is the whole explorer page.
@@ -140,7 +140,9 @@ func keyName(names map[string]string, id string) string {
 }
 
 // candidates are the router's scores recorded on r, best first.
-func candidates(r *analytics.Request) []analytics.Candidate { return analytics.ParseCandidates(r.Candidates) }
+func candidates(r *analytics.Request) []analytics.Candidate {
+	return analytics.ParseCandidates(r.Candidates)
+}
 
 func score(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
 

@@ -92,7 +92,7 @@ func (w Waterfall) barW(b WaterfallBar) string {
 func (w Waterfall) gapX1(b WaterfallBar) string { return strconv.Itoa(w.x(b.StartMs - b.GapMs)) }
 func (w Waterfall) gapX2(b WaterfallBar) string { return w.barX(b) }
 
-func rowY(i int) int          { return wfTop + i*wfRow }
+func rowY(i int) int               { return wfTop + i*wfRow }
 func (w Waterfall) height() string { return strconv.Itoa(wfTop + len(w.Bars)*wfRow + 4) }
 func (w Waterfall) width() string  { return strconv.Itoa(wfLabel + wfPlot + 70) }
 func itoaY(i, d int) string        { return strconv.Itoa(rowY(i) + d) }
