@@ -118,6 +118,7 @@ func (c *Console) Mount(r fiber.Router) {
 	r.Get("/routing", auth(c.routingPage)...)
 	r.Post("/routing", auth(c.saveRouting)...)
 	r.Post("/routing/bundles", auth(c.trainBundle)...)
+	r.Get("/providers/health", auth(c.healthPage)...)
 	r.Get("/models", auth(c.modelsPage)...)
 	r.Post("/models", auth(c.addModelsModel)...)
 	r.Post("/models/delete", auth(c.deleteModelsModel)...)
