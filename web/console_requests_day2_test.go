@@ -7,8 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/PuerkitoBio/goquery"
-
 	"github.com/heddle-gw/heddle/analytics"
 	"github.com/heddle-gw/heddle/web"
 )
@@ -20,16 +18,7 @@ func createKey(t *testing.T, v *visitor, name string) string {
 	if p := v.post("/keys", form, nil); p.status != 201 {
 		t.Fatalf("create key: %d", p.status)
 	}
-	var id string
-	v.get("/keys", nil).doc.Find(`[data-testid^="key-row-"]`).Each(func(_ int, s *goquery.Selection) {
-		if strings.Contains(s.Text(), name) {
-			id = strings.TrimPrefix(s.AttrOr("data-testid", ""), "key-row-")
-		}
-	})
-	if id == "" {
-		t.Fatalf("key %q not listed", name)
-	}
-	return id
+	return createdKeyID(t, v, name)
 }
 
 // TestConsoleExplorerColumnsAndSearch: the explorer shows the key by name,
