@@ -33,7 +33,7 @@ type Row struct {
 	// Spend is the key's spend this UTC month, when SpendKnown.
 	Spend      int64
 	SpendKnown bool
-	Status   string // active, expired, revoked
+	Status     string // active, expired, revoked
 	// CanEdit shows the edit button: the viewer may change this key.
 	CanEdit bool
 	// Saved marks the row just saved through its edit form.

@@ -20,7 +20,7 @@ type FormProps struct {
 	// Presets are quick periods ending today: label and from date.
 	Presets [][2]string
 	Error   string
-	Fields map[string]string
+	Fields  map[string]string
 }
 
 // query is the form's values as a query string.
