@@ -113,8 +113,11 @@ func TestConsoleTimelineWaterfall(t *testing.T) {
 	if got := strings.TrimSpace(p.tid("candidate-gpt-5-mini").Find(`[data-testid="candidate-score"]`).Text()); got != "0.880" {
 		t.Errorf("runner-up score %q", got)
 	}
-	if !p.tid("candidate-claude-haiku").HasClass("chosen") || p.tid("candidate-gpt-5-mini").HasClass("chosen") {
+	if !p.tid("candidate-claude-haiku").HasClass("served") || p.tid("candidate-gpt-5-mini").HasClass("served") {
 		t.Error("the served candidate is not the one marked")
+	}
+	if p.tid("candidate-claude-haiku").Find(`[data-testid="candidate-chosen"]`).Length() != 1 {
+		t.Error("the best-scored candidate is not marked as the router's choice")
 	}
 	for _, want := range []struct{ id, outcome, start, dur, gap string }{
 		{"w1", "failed", "0", "100", ""},

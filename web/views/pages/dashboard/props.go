@@ -84,3 +84,12 @@ func sourceExplain(source string) string {
 	}
 	return "the caller named the model; savings only from the baseline's own price difference"
 }
+
+// chartsClass lays the per-day charts side by side for a short range and
+// one above the other, full width, for a long one.
+func (p PageProps) chartsClass() string {
+	if len(p.Days) > 10 {
+		return "stack"
+	}
+	return "grid2"
+}

@@ -146,9 +146,9 @@ func candidates(r *analytics.Request) []analytics.Candidate {
 
 func score(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
 
-func chosenClass(c analytics.Candidate, served string) string {
+func servedClass(c analytics.Candidate, served string) string {
 	if c.Model == served {
-		return "chosen"
+		return "served"
 	}
 	return ""
 }

@@ -111,6 +111,25 @@ func (w Waterfall) ticks() [][2]string {
 	return out
 }
 
+// textLeft reports whether b's text goes before the bar (it ends in the
+// last quarter of the axis, where text after it would run off).
+func (w Waterfall) textLeft(b WaterfallBar) bool { return b.StartMs+b.DurMs > w.TotalMs*0.7 }
+
+// textX and textAnchor place b's text after its bar, or before it.
+func (w Waterfall) textX(b WaterfallBar) string {
+	if w.textLeft(b) {
+		return strconv.Itoa(w.x(b.StartMs) - 4)
+	}
+	return strconv.Itoa(w.x(b.StartMs+b.DurMs) + max(wfMinBar-(w.x(b.StartMs+b.DurMs)-w.x(b.StartMs)), 0) + 4)
+}
+
+func (w Waterfall) textAnchor(b WaterfallBar) string {
+	if w.textLeft(b) {
+		return "end"
+	}
+	return "start"
+}
+
 func barClass(b WaterfallBar) string {
 	switch b.Outcome {
 	case "served":
