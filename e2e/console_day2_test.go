@@ -181,6 +181,9 @@ func TestConsoleDay2(t *testing.T) {
 			t.Errorf("tag %s: %s requests, want %s", tag, got, want)
 		}
 	}
+	if got := b.textIn(`[data-testid="report-totals"] td:nth-child(2)`); got != "9" {
+		t.Errorf("report total %s requests, want 9 (a request with two tags counted once)", got)
+	}
 	shoot("report-by-tag.png")
 	if p := b.pageProblems(); len(p) != 0 {
 		t.Errorf("console errors in the browser: %v", p)

@@ -57,8 +57,19 @@ func (c *Console) reportsPage(ctx *fiber.Ctx) error {
 			return c.fail(ctx, err)
 		}
 		p.Valid, p.Rows, p.Totals = true, rep.Rows, rep.Totals
-		if q.Dim == analytics.DimKey {
+		switch q.Dim {
+		case analytics.DimKey:
 			p.KeyNames = c.keyNames(ctx)
+		case analytics.DimTag:
+			// A request with several tags is in several rows: the total
+			// counts it once.
+			sum, err := c.d.Reader.Summary(ctx.UserContext(), act.OrgID, q.From, q.To.AddDate(0, 0, 1))
+			if err != nil {
+				return c.fail(ctx, err)
+			}
+			p.Totals = analytics.BreakdownRow{Requests: sum.Requests, Errors: sum.Errors, CacheHits: sum.CacheHits,
+				InputTokens: sum.InputTokens, OutputTokens: sum.OutputTokens, CostMicros: sum.CostMicros,
+				BaselineMicros: sum.BaselineMicros, SavingsMicros: sum.SavingsMicros}
 		}
 	}
 	if isHTMX(ctx) {

@@ -38,6 +38,10 @@ func TestConsoleReportsByTagAndKeyName(t *testing.T) {
 			t.Errorf("tag %q: %v, want %v", key, got, want)
 		}
 	}
+	// t1 has two tags: the rows count it twice, the total once.
+	if got := strings.TrimSpace(p.tid("report-totals").Find("td").Eq(1).Text()); got != "3" {
+		t.Errorf("total requests %q, want 3", got)
+	}
 	if href := p.tid("report-preset-7 d").AttrOr("href", ""); href != "/reports?from=2026-11-23&group=tag&to=2026-11-29" {
 		t.Errorf("7 d preset %q", href)
 	}
