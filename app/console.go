@@ -35,7 +35,8 @@ func (c *components) wireWeb() error {
 		return fmt.Errorf("app: %w", err)
 	}
 	c.console, err = web.NewConsole(s, web.ConsoleConfig{Logger: c.logger.With("component", "console"), CookieSecure: c.cfg.CookieSecure,
-		BaselineModel: c.cfg.BaselineModel, DefaultAlpha: c.cfg.DefaultAlpha, Circuits: c.executor.Circuits})
+		BaselineModel: c.cfg.BaselineModel, DefaultAlpha: c.cfg.DefaultAlpha, Circuits: c.executor.Circuits,
+		RoutePreview: routePreview(c.service)})
 	if err != nil {
 		return fmt.Errorf("app: %w", err)
 	}

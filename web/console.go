@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/base64"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/heddle-gw/heddle/dispatch"
+	"github.com/heddle-gw/heddle/gateway"
 	"github.com/heddle-gw/heddle/routing"
 	"github.com/heddle-gw/heddle/web/views/layout"
 )
@@ -35,6 +37,11 @@ type ConsoleConfig struct {
 	// (dispatch.Executor.Circuits), for the provider health page; nil
 	// shows none.
 	Circuits func(orgID string) []dispatch.Circuit
+	// RoutePreview answers the routing page's "try a prompt": the decision
+	// the organisation's router makes for prompt sent as model ("auto"
+	// when empty), without any upstream call (gateway.Service.Route);
+	// nil hides the answer behind an error.
+	RoutePreview func(ctx context.Context, orgID, model, prompt string) (*gateway.RouteAnswer, error)
 }
 
 // consoleDeps are what the console's handlers reach: its services and
@@ -118,6 +125,7 @@ func (c *Console) Mount(r fiber.Router) {
 	r.Get("/routing", auth(c.routingPage)...)
 	r.Post("/routing", auth(c.saveRouting)...)
 	r.Post("/routing/bundles", auth(c.trainBundle)...)
+	r.Post("/routing/try", auth(c.tryRoute)...)
 	r.Get("/providers/health", auth(c.healthPage)...)
 	r.Get("/models", auth(c.modelsPage)...)
 	r.Post("/models", auth(c.addModelsModel)...)

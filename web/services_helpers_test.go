@@ -13,6 +13,7 @@ import (
 	anasql "github.com/heddle-gw/heddle/analytics/sqlstore"
 	"github.com/heddle-gw/heddle/catalog"
 	"github.com/heddle-gw/heddle/dispatch"
+	"github.com/heddle-gw/heddle/gateway"
 	"github.com/heddle-gw/heddle/internal/testdb"
 	"github.com/heddle-gw/heddle/tenancy"
 	"github.com/heddle-gw/heddle/tenancy/tenancytest"
@@ -29,6 +30,7 @@ type deps struct {
 	CookieSecure   bool
 	MaxBundleBytes int64
 	Circuits       func(orgID string) []dispatch.Circuit
+	RoutePreview   func(ctx context.Context, orgID, model, prompt string) (*gateway.RouteAnswer, error)
 }
 
 type fixtureOpt func(*deps)
