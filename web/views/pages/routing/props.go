@@ -16,22 +16,22 @@ type Bundle struct {
 
 // FormProps is the settings form with the values as typed and their errors.
 type FormProps struct {
-	CSRF        string
-	Alpha       string // "" means the deployment default
+	CSRF  string
+	Alpha string // "" means the deployment default
 	// DefaultAlpha is the deployment's default dial, the effective one
 	// while Alpha is empty.
 	DefaultAlpha string
-	Allow       string // one model id per line
-	Deny        string
-	Aliases     string // one "requested-name = target" per line
-	CacheBypass bool
-	BundleID    string // "" means the default bundle
-	Bundles     []Bundle
-	CanEdit     bool // admins and owners
-	Updated     string
-	Saved       bool
-	Error       string
-	Fields      map[string]string
+	Allow        string // one model id per line
+	Deny         string
+	Aliases      string // one "requested-name = target" per line
+	CacheBypass  bool
+	BundleID     string // "" means the default bundle
+	Bundles      []Bundle
+	CanEdit      bool // admins and owners
+	Updated      string
+	Saved        bool
+	Error        string
+	Fields       map[string]string
 }
 
 // BundleRow is one trained bundle in the bundles table.
