@@ -131,6 +131,29 @@ func TestConsoleDay2(t *testing.T) {
 		chromedp.WaitVisible(tid("summary")),
 	)
 
+	// The explorer lists the requests with their key, provider, format,
+	// stream and fallback; the search by id opens the request.
+	testwait.Until(t, 20*time.Second, "the routed request listed", func() bool {
+		b.do("explorer", chromedp.Navigate(in.URL+"/requests"), chromedp.WaitVisible(tid("requests-table")))
+		return b.count(`[data-testid="request-row-`+reqID+`"]`) == 1
+	})
+	row := `[data-testid="request-row-` + reqID + `"] `
+	if got := b.textIn(row + `[data-testid="request-key"]`); !strings.HasPrefix(got, "dev (rk_") {
+		t.Errorf("explorer key %q", got)
+	}
+	if got := b.textIn(row + `[data-testid="request-provider"]`); got != "openai" {
+		t.Errorf("explorer provider %q", got)
+	}
+	if got := b.textIn(row + `[data-testid="request-fallback"]`); got != "yes" {
+		t.Errorf("explorer fallback %q", got)
+	}
+	shoot("requests-explorer.png")
+	b.do("search by id", chromedp.SendKeys(tid("search-id"), reqID), chromedp.Click(tid("search-go")),
+		chromedp.WaitVisible(tid("timeline-request-id")))
+	if got := b.text("timeline-request-id"); got != reqID {
+		t.Errorf("search opened %q, want %q", got, reqID)
+	}
+
 	// The request page, once its row and attempts are recorded.
 	testwait.Until(t, 20*time.Second, "the routed request's row and its three attempts", func() bool {
 		b.do("request page", chromedp.Navigate(in.URL+"/requests/"+reqID), chromedp.WaitVisible(tid("timeline-request-id")))
@@ -185,6 +208,25 @@ func TestConsoleDay2(t *testing.T) {
 		t.Errorf("report total %s requests, want 9 (a request with two tags counted once)", got)
 	}
 	shoot("report-by-tag.png")
+	// Routing: the effective dial, and "try a prompt" through the router.
+	b.do("routing", chromedp.Navigate(in.URL+"/routing"), chromedp.WaitVisible(tid("routing-try")))
+	if got := b.text("routing-effective-alpha"); got != "0.6 (the deployment default)" {
+		t.Errorf("effective dial %q", got)
+	}
+	b.do("try a prompt", chromedp.SendKeys(tid("routing-try-prompt"), "summarise the release notes"),
+		chromedp.Click(tid("routing-try-submit")), chromedp.WaitVisible(tid("routing-try-answer")))
+	if got := b.text("routing-try-chosen"); got != x {
+		t.Errorf("try a prompt chose %q, want %q (as /v1/route did)", got, x)
+	}
+	if n := b.count(`[data-testid="routing-try-targets"] li`); n != 4 {
+		t.Errorf("try a prompt shows %d targets, want 4", n)
+	}
+	shoot("routing-try.png")
+	b.do("keys", chromedp.Navigate(in.URL+"/keys"), chromedp.WaitVisible(tid("keys-table")))
+	if got := b.textIn(`[data-testid="key-row-` + a.KeyID + `"] [data-testid="key-spend"]`); got == "-" || got == "$0.00" {
+		t.Errorf("key spend this month %q, want the requests' cost", got)
+	}
+	shoot("keys.png")
 	if p := b.pageProblems(); len(p) != 0 {
 		t.Errorf("console errors in the browser: %v", p)
 	}
