@@ -105,6 +105,36 @@ func TestConsoleDay2(t *testing.T) {
 		}
 	}
 
+	// Claude Code's metadata.user_id names the account and the session; a
+	// request refused by the key's rate limit still records its model.
+	ccBody := `{"model":"gpt-5-nano","max_tokens":50,"metadata":{"user_id":"{\"device_id\":\"dev-7\",\"account_uuid\":\"acct-42\",\"session_id\":\"sess-9\"}"},` +
+		`"messages":[{"role":"user","content":"hello from claude code"}]}`
+	ccReq, _ := http.NewRequest("POST", in.URL+"/v1/messages", strings.NewReader(ccBody))
+	ccReq.Header.Set("x-api-key", a.Key)
+	ccReq.Header.Set("anthropic-version", "2023-06-01")
+	ccResp, err := http.DefaultClient.Do(ccReq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ccResp.Body.Close()
+	ccID := ccResp.Header.Get("x-heddle-request-id")
+	if ccResp.StatusCode != 200 || ccID == "" {
+		t.Fatalf("anthropic request: %d", ccResp.StatusCode)
+	}
+	var limited struct {
+		Secret string `json:"secret"`
+	}
+	a.api.do("POST", "/api/v1/keys", map[string]any{"name": "limited", "scopes": []string{"inference"}, "rpm": 1}, 201, &limited)
+	nano := `{"model":"gpt-5-nano","messages":[{"role":"user","content":"once"}]}`
+	if r, _ := chat(t, in.URL, limited.Secret, nano); r.StatusCode != 200 {
+		t.Fatalf("limited key, first request: %d", r.StatusCode)
+	}
+	refused, _ := chat(t, in.URL, limited.Secret, nano)
+	refusedID := refused.Header.Get("x-heddle-request-id")
+	if refused.StatusCode != 429 || refusedID == "" {
+		t.Fatalf("limited key, second request: %d id %q, want 429", refused.StatusCode, refusedID)
+	}
+
 	shots := os.Getenv("HEDDLE_E2E_SHOTS")
 	if shots == "" {
 		shots = t.TempDir()
@@ -193,8 +223,8 @@ func TestConsoleDay2(t *testing.T) {
 	if n := b.count(`[data-testid="breakdown-day"] tbody tr`); n != 30 {
 		t.Errorf("dashboard shows %d days, want 30", n)
 	}
-	if got := b.text("stat-requests"); got != "9" {
-		t.Errorf("dashboard requests %q, want 9", got)
+	if got := b.text("stat-requests"); got != "12" {
+		t.Errorf("dashboard requests %q, want 12", got)
 	}
 	shoot("dashboard-30d.png")
 
@@ -204,10 +234,19 @@ func TestConsoleDay2(t *testing.T) {
 			t.Errorf("tag %s: %s requests, want %s", tag, got, want)
 		}
 	}
-	if got := b.textIn(`[data-testid="report-totals"] td:nth-child(2)`); got != "9" {
-		t.Errorf("report total %s requests, want 9 (a request with two tags counted once)", got)
+	if got := b.textIn(`[data-testid="report-totals"] td:nth-child(2)`); got != "12" {
+		t.Errorf("report total %s requests, want 12 (a request with two tags counted once)", got)
 	}
 	shoot("report-by-tag.png")
+	b.do("claude code request", chromedp.Navigate(in.URL+"/requests/"+ccID), chromedp.WaitVisible(tid("timeline-user")))
+	if u, sess := b.text("timeline-user"), b.text("timeline-session"); u != "acct-42" || sess != "sess-9" {
+		t.Errorf("Claude Code request: user %q session %q, want acct-42 and sess-9", u, sess)
+	}
+	b.do("refused request", chromedp.Navigate(in.URL+"/requests/"+refusedID), chromedp.WaitVisible(tid("timeline-requested")))
+	if got, st := b.text("timeline-requested"), b.text("timeline-status"); got != "gpt-5-nano" || st != "429" {
+		t.Errorf("refused request: requested %q status %q, want gpt-5-nano and 429", got, st)
+	}
+
 	// Routing: the effective dial, and "try a prompt" through the router.
 	b.do("routing", chromedp.Navigate(in.URL+"/routing"), chromedp.WaitVisible(tid("routing-try")))
 	if got := b.text("routing-effective-alpha"); got != "0.6 (the deployment default)" {

@@ -83,8 +83,8 @@ func TestRecordNamesAndTags(t *testing.T) {
 				t.Errorf("requested %q baseline %q candidates %q; want %q %q %q", r.RequestedModel, r.BaselineModel,
 					r.Candidates, tt.wantRequested, tt.wantBaseline, tt.wantCands)
 			}
-			if tt.guardErr == nil && (r.User != "acc" || r.Session == "") {
-				t.Errorf("user %q session %q, want the account and a session", r.User, r.Session)
+			if tt.guardErr == nil && (r.User != "acc" || r.Session != "sess") {
+				t.Errorf("user %q session %q, want acc and sess (the metadata's session over a derived one)", r.User, r.Session)
 			}
 		})
 	}

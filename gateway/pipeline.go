@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"net/http"
 
 	"github.com/heddle-gw/heddle/analytics"
 	"github.com/heddle-gw/heddle/dispatch"
@@ -44,7 +45,7 @@ type pass struct {
 	session     string
 	sessionDone bool
 	// userSession is the session the end-user field named (see endUser),
-	// recorded when no session header did.
+	// the session when no header names one (decode).
 	userSession string
 
 	org     orgRouting   // policy
@@ -70,11 +71,18 @@ func newPass(t *Turn, out Output) *pass {
 }
 
 // sessionID is the turn's session id: the first session header (bounded
-// by routing.SessionOf), else one derived from the decoded request, else "".
+// by routing.SessionOf), else the session the end-user field named, else one
+// derived from the decoded request, else "".
 // It is computed once, so the record and the pin agree.
 func (p *pass) sessionID() string {
 	if !p.sessionDone {
-		p.session, _ = routing.SessionOf(p.t.Header, p.req)
+		var source string
+		p.session, source = routing.SessionOf(p.t.Header, p.req)
+		if (source == routing.SessionDerived || source == routing.SessionNone) && p.userSession != "" {
+			// The client named its session in the end-user field (Claude
+			// Code's metadata.user_id): better than a digest of the prompt.
+			p.session, _ = routing.SessionOf(http.Header{routing.HeaderHeddleSession: {p.userSession}}, nil)
+		}
 		p.sessionDone = true
 	}
 	return p.session

@@ -66,7 +66,7 @@ type recordStage struct {
 func (s recordStage) finish(p *pass, err error) {
 	rec := p.rec
 	rec.LatencyMs = float64(time.Since(p.t.Received).Microseconds()) / 1000
-	rec.Session = firstOf(p.sessionID(), p.userSession)
+	rec.Session = p.sessionID()
 	if rec.RequestedModel == "" && p.req == nil {
 		// Refused before decoding (rate limit, budget): the record still
 		// names the model asked for.
