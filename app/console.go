@@ -6,6 +6,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/heddle-gw/heddle/analytics"
 	"github.com/heddle-gw/heddle/catalog"
 	"github.com/heddle-gw/heddle/gateway"
 	"github.com/heddle-gw/heddle/web"
@@ -14,6 +15,9 @@ import (
 // wireWeb builds the admin JSON API and the templ + htmx console over one
 // set of services.
 func (c *components) wireWeb() error {
+	if _, ok := c.reader.(analytics.HealthReader); !ok {
+		return fmt.Errorf("app: the analytics reader %T cannot answer the provider health page", c.reader)
+	}
 	s := web.Services{
 		Accounts: c.accounts, Members: c.members, Sessions: c.sessions, Keys: c.keys, Credentials: c.creds,
 		Limiter: c.limiter,

@@ -26,9 +26,19 @@ import (
 // header's tags. Screenshots go to HEDDLE_E2E_SHOTS (a directory), else to
 // the test's temporary directory.
 func TestConsoleDay2(t *testing.T) {
+	t.Run("embedded", func(t *testing.T) { testConsoleDay2(t, nil, "") })
+	t.Run("postgres+clickhouse", func(t *testing.T) {
+		chURL, _ := freshClickHouse(t)
+		testConsoleDay2(t, map[string]string{"HEDDLE_DATABASE_URL": freshPostgres(t), "HEDDLE_CLICKHOUSE_URL": chURL}, "clickhouse-")
+	})
+}
+
+// testConsoleDay2 runs the journey on the stores env names; screenshot
+// file names start with shotPrefix.
+func testConsoleDay2(t *testing.T, env map[string]string, shotPrefix string) {
 	primary := dispatchtest.NewUpstream(t)   // openai
 	secondary := dispatchtest.NewUpstream(t) // openrouter
-	in := startHeddle(t, nil)
+	in := startHeddle(t, env)
 	email := "day2@example.com"
 	a := signUp(t, in.URL, email, "openai", fakeSecret, primary.URL+"/v1")
 	a.api.do("POST", "/api/v1/credentials", map[string]any{
@@ -146,7 +156,7 @@ func TestConsoleDay2(t *testing.T) {
 		if err != nil || !bytes.HasPrefix(png, []byte("\x89PNG\r\n\x1a\n")) {
 			t.Fatalf("screenshot %s: %v", name, err)
 		}
-		path := filepath.Join(shots, name)
+		path := filepath.Join(shots, shotPrefix+name)
 		if err := os.WriteFile(path, png, 0o644); err != nil {
 			t.Fatal(err)
 		}
