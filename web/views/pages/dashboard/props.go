@@ -19,8 +19,12 @@ type RangeProps struct {
 	From, To string // YYYY-MM-DD
 }
 
-// Presets are the ranges the picker offers as links, with their labels.
-var Presets = [][2]string{{"24h", "24 h"}, {"7d", "7 days"}, {"30d", "30 days"}}
+// Presets are the ranges the picker offers as links.
+var Presets = []components.PresetLink{
+	{Key: "24h", Label: "24 h", URL: "/dashboard?range=24h"},
+	{Key: "7d", Label: "7 days", URL: "/dashboard?range=7d"},
+	{Key: "30d", Label: "30 days", URL: "/dashboard?range=30d"},
+}
 
 // Source is one source of savings: a route kind's requests, spend,
 // baseline and savings, and its share of the period's savings.
@@ -64,13 +68,11 @@ func rate(n, of int64) string {
 	return components.Percent(float64(n) / float64(of))
 }
 
-func presetURL(preset string) string { return "/dashboard?range=" + preset }
-
-func presetClass(cur, preset string) string {
-	if cur == preset {
-		return "button"
+func customClass(cur string) string {
+	if cur == "custom" {
+		return "button small"
 	}
-	return "button secondary"
+	return "button small secondary"
 }
 
 func sourceExplain(source string) string {

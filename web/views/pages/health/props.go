@@ -33,13 +33,10 @@ type PageProps struct {
 }
 
 // Presets are the ranges the page offers.
-var Presets = [][2]string{{"24h", "24 h"}, {"7d", "7 days"}, {"30d", "30 days"}}
-
-func presetClass(cur, preset string) string {
-	if cur == preset {
-		return "button small"
-	}
-	return "button small secondary"
+var Presets = []components.PresetLink{
+	{Key: "24h", Label: "24 h", URL: "/providers/health?range=24h"},
+	{Key: "7d", Label: "7 days", URL: "/providers/health?range=7d"},
+	{Key: "30d", Label: "30 days", URL: "/providers/health?range=30d"},
 }
 
 func rowID(r Row) string { return r.Provider + "/" + r.Model }
