@@ -53,9 +53,9 @@ func TestConsoleProviderHealth(t *testing.T) {
 		return strings.TrimSpace(p.tid("health-" + row).Find(`[data-testid="` + id + `"]`).Text())
 	}
 	for _, want := range []struct{ row, success, p50, p95, failed, skipped, circuit, opened string }{
-		{"openai/gpt-5-mini", "66.7%", "200 ms", "900 ms", "1", "1", "open", "2026-11-29 14:55:00 UTC"},
+		{"openai/gpt-5-mini", "66.7%", "200 ms", "900 ms", "1", "1", "open", "2026-11-29 14:55:00"},
 		{"anthropic/claude-haiku", "100.0%", "300 ms", "300 ms", "0", "0", "no breaker yet", "-"},
-		{"gemini/gemini-2.5-flash", "-", "-", "-", "0", "0", "half open (probing)", "2026-11-29 14:55:00 UTC"},
+		{"gemini/gemini-2.5-flash", "-", "-", "-", "0", "0", "half open (probing)", "2026-11-29 14:55:00"},
 	} {
 		got := [7]string{cell(want.row, "health-success"), cell(want.row, "health-p50"), cell(want.row, "health-p95"),
 			cell(want.row, "health-failed"), cell(want.row, "health-skipped"), cell(want.row, "health-circuit"), cell(want.row, "health-opened")}

@@ -71,7 +71,7 @@ func Page(p PageProps) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 4, "<p class=\"muted\">Success rate is served over served and failed attempts (skipped targets made no upstream call). Latency percentiles cover the attempts that reached the provider. Circuit state is this replica's breaker for the binding, as of now.</p><div class=\"scroll\"><table class=\"nowrap compact\" data-testid=\"health-table\"><thead><tr><th>Provider</th><th>Model</th><th class=\"num\">Attempts</th><th class=\"num\">Served</th><th class=\"num\">Failed</th><th class=\"num\">Skipped</th><th class=\"num\">Success</th><th class=\"num\">p50</th><th class=\"num\">p95</th><th class=\"num\">p99</th><th>Circuit</th><th>Opened</th><th>Last failure</th></tr></thead> <tbody>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 4, "<p class=\"muted\">Success rate is served over served and failed attempts (skipped targets made no upstream call). Latency percentiles cover the attempts that reached the provider. Circuit state is this replica's breaker for the binding, as of now.</p><div class=\"scroll\"><table class=\"nowrap compact\" data-testid=\"health-table\"><thead><tr><th>Provider</th><th>Model</th><th class=\"num\">Attempts</th><th class=\"num\">Served</th><th class=\"num\">Failed</th><th class=\"num\">Skipped</th><th class=\"num\">Success</th><th class=\"num\">p50</th><th class=\"num\">p95</th><th class=\"num\">p99</th><th>Circuit</th><th>Opened (UTC)</th><th>Last failure (UTC)</th></tr></thead> <tbody>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

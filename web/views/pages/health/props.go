@@ -55,14 +55,14 @@ func openedText(r Row) string {
 	if r.OpenedAt.IsZero() {
 		return "-"
 	}
-	return components.Time(r.OpenedAt)
+	return r.OpenedAt.UTC().Format(time.DateTime)
 }
 
 func lastFailure(r Row) string {
 	if r.LastFailure.IsZero() {
 		return "-"
 	}
-	return components.Time(r.LastFailure)
+	return r.LastFailure.UTC().Format(time.DateTime)
 }
 
 func rateClass(r Row) string {
