@@ -43,7 +43,8 @@ func (a Attempt) Clean() Attempt {
 func (r Request) Clean() Request {
 	r.LatencyMs, r.TTFBMs = finite(r.LatencyMs), finite(r.TTFBMs)
 	for _, p := range []*string{&r.EventID, &r.RequestID, &r.OrgID, &r.KeyID, &r.User, &r.Session, &r.Format,
-		&r.RequestedModel, &r.ServedModel, &r.Provider, &r.RouteKind, &r.Decision, &r.ErrorCode} {
+		&r.RequestedModel, &r.ServedModel, &r.Provider, &r.RouteKind, &r.Decision, &r.ErrorCode, &r.Tags,
+		&r.BaselineModel, &r.Candidates} {
 		*p = CleanText(*p)
 	}
 	return r

@@ -20,10 +20,13 @@ const (
 	DimUser          Dimension = "user"
 	DimRouteKind     Dimension = "route_kind"
 	DimFailureReason Dimension = "failure_reason"
+	// DimTag groups by tag (see ExpandTags): a request counts under each of
+	// its tags, untagged requests under "".
+	DimTag Dimension = "tag"
 )
 
 // Dimensions lists every valid Dimension.
-var Dimensions = []Dimension{DimDay, DimModel, DimKey, DimUser, DimRouteKind, DimFailureReason}
+var Dimensions = []Dimension{DimDay, DimModel, DimKey, DimUser, DimRouteKind, DimFailureReason, DimTag}
 
 // ParseDimension returns the Dimension named s, or ErrInvalidDimension.
 func ParseDimension(s string) (Dimension, error) {

@@ -64,4 +64,12 @@ type Request struct {
 	TTFBMs         float64
 	Status         int    // HTTP status returned to the caller
 	ErrorCode      string // <group>.<code>, empty on success
+	// Tags are the request's tags (the key's and the x-heddle-tags
+	// header's), as JoinTags writes them; "" for none.
+	Tags string
+	// BaselineModel is the model the baseline cost was priced on.
+	BaselineModel string
+	// Candidates are the router's scores of the eligible models, as
+	// FormatCandidates writes them; "" when the turn was not routed.
+	Candidates string
 }

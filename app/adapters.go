@@ -17,7 +17,7 @@ func (x authAdapter) Authenticate(ctx context.Context, presented string) (gatewa
 	if err != nil {
 		return gateway.Caller{}, fmt.Errorf("%w: %w", gateway.ErrUnauthorized, err)
 	}
-	c := gateway.Caller{OrgID: p.OrgID, KeyID: p.KeyID, KeyPrefix: p.KeyPrefix, Policy: string(p.Policy), Alpha: p.Alpha,
+	c := gateway.Caller{OrgID: p.OrgID, KeyID: p.KeyID, KeyPrefix: p.KeyPrefix, Policy: string(p.Policy), Alpha: p.Alpha, Tags: p.Tags,
 		Limits: gateway.Limits{RPM: p.Limits.RPM, TPM: p.Limits.TPM,
 			DailyBudgetMicros: p.Limits.DailyBudgetMicros, MonthlyBudgetMicros: p.Limits.MonthlyBudgetMicros, SoftBudgets: p.Limits.SoftBudgets}}
 	for _, s := range p.Scopes {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/heddle-gw/heddle/analytics"
 	"github.com/heddle-gw/heddle/catalog"
 	"github.com/heddle-gw/heddle/gateway"
 	"github.com/heddle-gw/heddle/web"
@@ -14,6 +15,9 @@ import (
 // wireWeb builds the admin JSON API and the templ + htmx console over one
 // set of services.
 func (c *components) wireWeb() error {
+	if _, ok := c.reader.(analytics.HealthReader); !ok {
+		return fmt.Errorf("app: the analytics reader %T cannot answer the provider health page", c.reader)
+	}
 	s := web.Services{
 		Accounts: c.accounts, Members: c.members, Sessions: c.sessions, Keys: c.keys, Credentials: c.creds,
 		Limiter: c.limiter,
@@ -35,7 +39,9 @@ func (c *components) wireWeb() error {
 	if c.adminAPI, err = web.NewAPI(s, web.APIConfig{Logger: c.logger.With("component", "web"), CookieSecure: c.cfg.CookieSecure}); err != nil {
 		return fmt.Errorf("app: %w", err)
 	}
-	c.console, err = web.NewConsole(s, web.ConsoleConfig{Logger: c.logger.With("component", "console"), CookieSecure: c.cfg.CookieSecure})
+	c.console, err = web.NewConsole(s, web.ConsoleConfig{Logger: c.logger.With("component", "console"), CookieSecure: c.cfg.CookieSecure,
+		BaselineModel: c.cfg.BaselineModel, DefaultAlpha: c.cfg.DefaultAlpha, Circuits: c.executor.Circuits,
+		RoutePreview: routePreview(c.service)})
 	if err != nil {
 		return fmt.Errorf("app: %w", err)
 	}

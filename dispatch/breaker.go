@@ -1,6 +1,7 @@
 package dispatch
 
 import (
+	"sort"
 	"sync"
 	"time"
 )
@@ -23,6 +24,15 @@ type breakers struct {
 	clock Clock
 	mu    sync.Mutex
 	m     map[string]*breaker
+	// owners names, by key, the organisation, target and credential a
+	// breaker guards (see track), for Circuits and openFor.
+	owners map[string]owner
+}
+
+type owner struct {
+	org    string
+	target Target
+	cred   string
 }
 
 type breaker struct {
@@ -40,7 +50,7 @@ type bucket struct {
 }
 
 func newBreakers(cfg BreakerConfig, clock Clock) *breakers {
-	return &breakers{cfg: cfg, clock: clock, m: make(map[string]*breaker)}
+	return &breakers{cfg: cfg, clock: clock, m: make(map[string]*breaker), owners: make(map[string]owner)}
 }
 
 func breakerKey(t Target, credID string) string { return t.Key() + "|" + credID }
@@ -142,4 +152,75 @@ func (b *breaker) bucket(now time.Time, window time.Duration) *bucket {
 		*k = bucket{start: start}
 	}
 	return k
+}
+
+// track notes whose pair key is, once.
+func (bs *breakers) track(key, org string, t Target, credID string) {
+	bs.mu.Lock()
+	defer bs.mu.Unlock()
+	if _, ok := bs.owners[key]; !ok {
+		bs.owners[key] = owner{org: org, target: t, cred: credID}
+	}
+}
+
+// openFor reports whether a breaker of org's on target t (any credential)
+// is open and still cooling down, without changing its state.
+func (bs *breakers) openFor(org string, t Target) bool {
+	bs.mu.Lock()
+	defer bs.mu.Unlock()
+	now := bs.clock.Now()
+	for key, o := range bs.owners {
+		if o.org != org || o.target.Key() != t.Key() {
+			continue
+		}
+		if b := bs.m[key]; b != nil && b.state == breakerOpen && now.Sub(b.openedAt) < bs.cfg.Cooldown {
+			return true
+		}
+	}
+	return false
+}
+
+// Circuit is the state of one circuit breaker: a provider binding (target)
+// and credential of an organisation.
+type Circuit struct {
+	Model        string
+	Provider     string
+	Upstream     string
+	CredentialID string
+	State        string    // closed, open or half_open
+	OpenedAt     time.Time // when it last opened; zero if it never did since it closed
+	Consecutive  int       // consecutive counted failures
+}
+
+// circuits lists org's breakers, ordered by provider, upstream, credential.
+func (bs *breakers) circuits(org string) []Circuit {
+	bs.mu.Lock()
+	defer bs.mu.Unlock()
+	var out []Circuit
+	for key, o := range bs.owners {
+		b := bs.m[key]
+		if o.org != org || b == nil {
+			continue
+		}
+		c := Circuit{Model: o.target.Model, Provider: o.target.Provider, Upstream: o.target.Upstream,
+			CredentialID: o.cred, State: "closed", Consecutive: b.consecutive}
+		switch b.state {
+		case breakerOpen:
+			c.State, c.OpenedAt = "open", b.openedAt
+		case breakerHalfOpen:
+			c.State, c.OpenedAt = "half_open", b.openedAt
+		}
+		out = append(out, c)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.Provider != b.Provider {
+			return a.Provider < b.Provider
+		}
+		if a.Upstream != b.Upstream {
+			return a.Upstream < b.Upstream
+		}
+		return a.CredentialID < b.CredentialID
+	})
+	return out
 }

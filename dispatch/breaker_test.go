@@ -114,3 +114,48 @@ func TestBreakerHalfOpenSingleProbe(t *testing.T) {
 		t.Fatalf("a got %v, want the failure and one probe", got)
 	}
 }
+
+// TestBreakerOpenPrimaryStaysInTimeline: a and b bind one model. Once a's
+// circuit opens and b served, the target cache tries b first; a is still
+// recorded as skipped (circuit_open) ahead of it, once per walk, and
+// Circuits reports a open since then for its organisation only. When b
+// fails too, the walk reaches a without a second skip event.
+func TestBreakerOpenPrimaryStaysInTimeline(t *testing.T) {
+	cfg := dispatch.Config{Breaker: dispatch.BreakerConfig{ConsecutiveFailures: 1, Cooldown: time.Minute}}
+	h := newHarness(t, cfg, "a", "b")
+	for _, up := range []string{"a", "b"} {
+		tg := h.target[up]
+		tg.Model = "shared"
+		h.target[up] = tg
+	}
+	plan := h.plan("a", "b")
+	runs := []struct {
+		script map[string][]dispatchtest.Step
+		events []string
+	}{
+		{map[string][]dispatchtest.Step{"a": {dispatchtest.Status(503)}}, []string{"a:failed:upstream_5xx", "b:served:"}},
+		{nil, []string{"a:skipped:circuit_open", "b:served:"}},
+		{map[string][]dispatchtest.Step{"b": {dispatchtest.Status(500)}}, []string{"a:skipped:circuit_open", "b:failed:upstream_5xx"}},
+	}
+	openedAt := h.clock.Now()
+	for i, r := range runs {
+		h.sink.Reset()
+		for up, st := range r.script {
+			h.ups[up].Script("", st...)
+		}
+		_, _, _ = h.run(plan, false)
+		if got := brief(h.sink.Events()); !slices.Equal(got, r.events) {
+			t.Errorf("run %d: events %v, want %v", i, got, r.events)
+		}
+		if i == 1 {
+			cs := h.exec.Circuits("org-1")
+			if len(cs) != 2 || cs[0].Upstream != "a" || cs[0].State != "open" || cs[0].OpenedAt.Before(openedAt) || cs[1].OpenedAt != (time.Time{}) ||
+				cs[1].Upstream != "b" || cs[1].State != "closed" || cs[0].CredentialID != "cred-1" {
+				t.Errorf("circuits %+v, want a open since %v and b closed", cs, openedAt)
+			}
+			if cs := h.exec.Circuits("org-2"); len(cs) != 0 {
+				t.Errorf("another organisation sees circuits %+v", cs)
+			}
+		}
+	}
+}

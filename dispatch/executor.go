@@ -189,3 +189,8 @@ func (e *Executor) run(ctx context.Context, meta Meta, plan *Plan, op *Operation
 	w := newWalk(ctx, e, meta, plan, op, out)
 	return w.run()
 }
+
+// Circuits returns the state of orgID's circuit breakers on this replica
+// (breakers are in process), one per provider binding and credential that
+// answered at least once.
+func (e *Executor) Circuits(orgID string) []Circuit { return e.breakers.circuits(orgID) }

@@ -22,6 +22,8 @@ type walk struct {
 	attempts int // real attempts made
 	seq      int // index of the next event
 	skips    map[Reason]bool
+	seen     map[string]bool // target keys the walk reached
+	passed   map[string]bool // target keys recorded as skipped ahead (see passOver)
 	noCreds  map[string]bool // provider -> the organisation cannot call it
 	last     *failure
 	res      Result
@@ -70,6 +72,11 @@ func (w *walk) run() (*Result, error) {
 			continue
 		}
 		w.res.FallbackUsed = i > 0
+		w.passOver(t)
+		if w.seen == nil {
+			w.seen = make(map[string]bool, len(targets))
+		}
+		w.seen[t.Key()] = true
 		switch st, err := w.target(t); st {
 		case stepDone:
 			return &w.res, nil
@@ -106,8 +113,11 @@ func (w *walk) target(t Target) (step, error) {
 			return stepNext, nil
 		}
 		bkey := breakerKey(t, cred.ID)
+		e.breakers.track(bkey, w.meta.OrgID, t, cred.ID)
 		if !e.breakers.allow(bkey) {
-			w.skip(t, cred.ID, ReasonCircuitOpen)
+			if !w.passed[t.Key()] {
+				w.skip(t, cred.ID, ReasonCircuitOpen)
+			}
 			return stepNext, nil
 		}
 		release, err := e.bindCaps.acquire(w.ctx, bkey, w.meta.OrgID, 0)
@@ -242,4 +252,24 @@ func (e *ExhaustedError) Unwrap() []error {
 		return []error{ErrAttemptsExhausted}
 	}
 	return []error{ErrAttemptsExhausted, e.Last}
+}
+
+// passOver records, before the target cache's remembered target t is tried,
+// the targets of t's model that the plan put ahead of it and whose circuit
+// is open: they are skipped (circuit_open) as surely as if the walk had
+// reached them, and the timeline shows them. Each is recorded once.
+func (w *walk) passOver(t Target) {
+	for _, o := range w.plan.Targets {
+		if o.Key() == t.Key() {
+			return // the targets ahead of t in the plan were reached or passed over
+		}
+		if o.Model != t.Model || w.seen[o.Key()] || w.passed[o.Key()] || !w.e.breakers.openFor(w.meta.OrgID, o) {
+			continue
+		}
+		if w.passed == nil {
+			w.passed = make(map[string]bool, 2)
+		}
+		w.passed[o.Key()] = true
+		w.skip(o, "", ReasonCircuitOpen)
+	}
 }

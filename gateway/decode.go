@@ -20,6 +20,7 @@ func (d decodeStage) run(_ context.Context, p *pass) error {
 		req.Model, req.Stream = p.t.PathModel, p.t.PathStream
 	}
 	p.codec, p.req = codec, req
-	p.rec.Stream, p.rec.RequestedModel, p.rec.User = req.Stream, req.Model, req.User
+	p.rec.Stream, p.rec.RequestedModel = req.Stream, req.Model
+	p.rec.User, p.userSession = endUser(p.t.Header, req.User)
 	return nil
 }

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"net/http"
 
 	"github.com/heddle-gw/heddle/analytics"
 	"github.com/heddle-gw/heddle/dispatch"
@@ -43,6 +44,9 @@ type pass struct {
 	// sessionID and recorded as the one the pin used.
 	session     string
 	sessionDone bool
+	// userSession is the session the end-user field named (see endUser),
+	// the session when no header names one (decode).
+	userSession string
 
 	org     orgRouting   // policy
 	verdict verdict      // policy
@@ -63,15 +67,23 @@ func newPass(t *Turn, out Output) *pass {
 	return &pass{t: t, out: out, rec: &analytics.Request{
 		EventID: newID(), Time: t.Received, RequestID: t.RequestID,
 		OrgID: t.Caller.OrgID, KeyID: t.Caller.KeyID, Format: string(t.Format), Status: 200,
+		Tags: requestTags(t.Header, t.Caller.Tags),
 	}}
 }
 
 // sessionID is the turn's session id: the first session header (bounded
-// by routing.SessionOf), else one derived from the decoded request, else "".
+// by routing.SessionOf), else the session the end-user field named, else one
+// derived from the decoded request, else "".
 // It is computed once, so the record and the pin agree.
 func (p *pass) sessionID() string {
 	if !p.sessionDone {
-		p.session, _ = routing.SessionOf(p.t.Header, p.req)
+		var source string
+		p.session, source = routing.SessionOf(p.t.Header, p.req)
+		if (source == routing.SessionDerived || source == routing.SessionNone) && p.userSession != "" {
+			// The client named its session in the end-user field (Claude
+			// Code's metadata.user_id): better than a digest of the prompt.
+			p.session, _ = routing.SessionOf(http.Header{routing.HeaderHeddleSession: {p.userSession}}, nil)
+		}
 		p.sessionDone = true
 	}
 	return p.session

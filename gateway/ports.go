@@ -20,6 +20,8 @@ type Caller struct {
 	Alpha *float64
 	// Limits are the key's rate limits and budgets.
 	Limits Limits
+	// Tags are the key's tags, recorded on each of its requests.
+	Tags []string
 }
 
 // HasScope reports whether c was granted scope.

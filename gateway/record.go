@@ -25,6 +25,14 @@ func (a accountStage) finish(p *pass, _ error) {
 		return
 	}
 	rec.ServedModel, rec.Provider, rec.Fallback = res.Served.Model, res.Served.Provider, res.FallbackUsed
+	rec.BaselineModel = r.baseline.ID
+	if r.decision != nil {
+		cs := make([]analytics.Candidate, len(r.decision.Scores))
+		for i, sc := range r.decision.Scores {
+			cs[i] = analytics.Candidate{Model: sc.Model, Score: sc.Score}
+		}
+		rec.Candidates = analytics.FormatCandidates(cs)
+	}
 	if res.Interrupted != "" {
 		// A committed stream that failed: the decision note keeps why (the
 		// error code says that it did, see gateway/httpapi's error table).
@@ -59,6 +67,11 @@ func (s recordStage) finish(p *pass, err error) {
 	rec := p.rec
 	rec.LatencyMs = float64(time.Since(p.t.Received).Microseconds()) / 1000
 	rec.Session = p.sessionID()
+	if rec.RequestedModel == "" && p.req == nil {
+		// Refused before decoding (rate limit, budget): the record still
+		// names the model asked for.
+		rec.RequestedModel = requestedModel(p.t)
+	}
 	if err != nil {
 		rec.Status, rec.ErrorCode = s.classify(err)
 	}

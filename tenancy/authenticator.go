@@ -22,6 +22,7 @@ type Principal struct {
 	Policy    Policy
 	Alpha     *float64 // nil: the organisation's dial
 	Limits    Limits
+	Tags      []string
 	ExpiresAt *time.Time
 }
 
@@ -184,7 +185,7 @@ func (a *Authenticator) store1(hash string, e *authEntry, gen uint64) {
 func principalOf(k *Key) *Principal {
 	return &Principal{
 		OrgID: k.OrgID, KeyID: k.ID, KeyPrefix: k.Prefix, Scopes: slices.Clone(k.Scopes),
-		Policy: k.Policy, Alpha: k.Alpha, Limits: k.Limits, ExpiresAt: k.ExpiresAt,
+		Policy: k.Policy, Alpha: k.Alpha, Limits: k.Limits, Tags: slices.Clone(k.Tags), ExpiresAt: k.ExpiresAt,
 	}
 }
 

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/heddle-gw/heddle/analytics"
 )
 
 // KeyInput describes a new rk_ key.
@@ -13,6 +15,7 @@ type KeyInput struct {
 	Policy    Policy  // empty means PolicyExplicit
 	Alpha     *float64
 	Limits    Limits
+	Tags      []string
 	ExpiresAt *time.Time
 }
 
@@ -33,6 +36,9 @@ type KeyPatch struct {
 	// SetExpiry applies ExpiresAt (nil removes the expiry).
 	SetExpiry bool
 	ExpiresAt *time.Time
+	// SetTags replaces the key's tags with Tags (empty removes them).
+	SetTags bool
+	Tags    []string
 }
 
 // KeysConfig configures Keys.
@@ -94,9 +100,14 @@ func (k *Keys) create(ctx context.Context, orgID, userID string, in KeyInput) (*
 	if policy == "" {
 		policy = PolicyExplicit
 	}
+	tags, err := NormTags("tags", in.Tags)
+	if err != nil {
+		return nil, "", err
+	}
 	now := k.now().UTC()
 	key := &Key{
-		ID: newID(), OrgID: orgID, CreatedBy: userID, Name: name, Scopes: scopes,
+		Tags: tags,
+		ID:   newID(), OrgID: orgID, CreatedBy: userID, Name: name, Scopes: scopes,
 		Policy: policy, Alpha: in.Alpha, Limits: in.Limits, ExpiresAt: in.ExpiresAt, CreatedAt: now,
 	}
 	if err := validateKey(key, now); err != nil {
@@ -222,7 +233,33 @@ func applyPatch(key *Key, p KeyPatch) error {
 	if p.SetExpiry {
 		key.ExpiresAt = p.ExpiresAt
 	}
+	if p.SetTags {
+		tags, err := NormTags("tags", p.Tags)
+		if err != nil {
+			return err
+		}
+		key.Tags = tags
+	}
 	return nil
+}
+
+// NormTags checks and normalises a key's tags: each must be a valid tag
+// (analytics.NormTag: lower case letters, digits and -_.:/ up to
+// analytics.MaxTagLen bytes), at most analytics.MaxTags of them; duplicates
+// are dropped and the rest sorted. field names the input in errors.
+func NormTags(field string, tags []string) ([]string, error) {
+	seen := make(map[string]bool, len(tags))
+	for _, t := range tags {
+		n := analytics.NormTag(t)
+		if n == "" {
+			return nil, invalid(field, fmt.Sprintf("%q is not a tag: use letters, digits and - _ . : / (at most %d)", t, analytics.MaxTagLen))
+		}
+		seen[n] = true
+	}
+	if len(seen) > analytics.MaxTags {
+		return nil, invalid(field, fmt.Sprintf("at most %d tags", analytics.MaxTags))
+	}
+	return analytics.SplitTags(analytics.JoinTags(tags)), nil
 }
 
 func validateKey(k *Key, now time.Time) error {

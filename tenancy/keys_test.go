@@ -2,6 +2,7 @@ package tenancy_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -133,6 +134,40 @@ func TestKeysUpdate(t *testing.T) {
 	}
 	_, err = keys.Update(ctx, w.ownerA, k.ID, tenancy.KeyPatch{SetAlpha: true, Alpha: ptr(2.0)})
 	wantErr(t, err, tenancy.ErrInvalidInput)
+}
+
+// TestKeysTags: tags are normalised (lower case, sorted, deduplicated) on
+// create and update, refused when invalid or too many, and reach the
+// principal the gateway authenticates.
+func TestKeysTags(t *testing.T) {
+	ctx := context.Background()
+	w := newWorld(t)
+	auth := tenancy.NewAuthenticator(w.store, tenancy.AuthConfig{CacheTTL: -1})
+	keys := tenancy.NewKeys(w.store, tenancy.KeysConfig{Now: w.clock.Now, Auth: auth})
+	k, plain, err := keys.Create(ctx, w.ownerA, tenancy.KeyInput{Name: "k", Tags: []string{"Team:Search", "ci", "ci"}})
+	noErr(t, err)
+	if fmt.Sprint(k.Tags) != "[ci team:search]" {
+		t.Fatalf("created tags %v", k.Tags)
+	}
+	p, err := auth.Authenticate(ctx, plain)
+	noErr(t, err)
+	if fmt.Sprint(p.Tags) != "[ci team:search]" {
+		t.Errorf("principal tags %v", p.Tags)
+	}
+	got, err := keys.Update(ctx, w.ownerA, k.ID, tenancy.KeyPatch{SetTags: true, Tags: []string{"batch"}})
+	noErr(t, err)
+	stored, _ := w.store.OrgKey(ctx, w.orgA.ID, k.ID)
+	if fmt.Sprint(got.Tags) != "[batch]" || fmt.Sprint(stored.Tags) != "[batch]" {
+		t.Errorf("updated tags %v, stored %v", got.Tags, stored.Tags)
+	}
+	many := make([]string, 17)
+	for i := range many {
+		many[i] = fmt.Sprintf("t%d", i)
+	}
+	for _, bad := range [][]string{{"has space"}, {""}, many} {
+		_, _, err := keys.Create(ctx, w.ownerA, tenancy.KeyInput{Name: "bad", Tags: bad})
+		wantErr(t, err, tenancy.ErrInvalidInput)
+	}
 }
 
 func TestKeysCreateForOrg(t *testing.T) {

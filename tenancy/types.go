@@ -94,8 +94,11 @@ type Key struct {
 	Scopes    []Scope
 	Policy    Policy
 	// Alpha is the key's quality/cost dial in [0,1]; nil means the org's.
-	Alpha      *float64
-	Limits     Limits
+	Alpha  *float64
+	Limits Limits
+	// Tags are recorded on every request of the key (with the
+	// x-heddle-tags header's), normalised by NormTags.
+	Tags       []string
 	ExpiresAt  *time.Time
 	RevokedAt  *time.Time
 	LastUsedAt *time.Time

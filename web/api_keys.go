@@ -18,6 +18,7 @@ type keyRequest struct {
 	DailyBudgetMicros   int64      `json:"daily_budget_micros"`
 	MonthlyBudgetMicros int64      `json:"monthly_budget_micros"`
 	BudgetMode          string     `json:"budget_mode"` // "hard" (default) or "soft"
+	Tags                []string   `json:"tags"`
 	ExpiresAt           *time.Time `json:"expires_at"`
 }
 
@@ -74,7 +75,7 @@ func (a *API) createKey(c *fiber.Ctx) error {
 		Name: req.Name, Scopes: scopes(req.Scopes), Policy: tenancy.Policy(req.Policy), Alpha: req.Alpha,
 		Limits: tenancy.Limits{RPM: req.RPM, TPM: req.TPM, DailyBudgetMicros: req.DailyBudgetMicros,
 			MonthlyBudgetMicros: req.MonthlyBudgetMicros, SoftBudgets: soft},
-		ExpiresAt: req.ExpiresAt,
+		Tags: req.Tags, ExpiresAt: req.ExpiresAt,
 	})
 	if err != nil {
 		return a.fail(c, err)
@@ -106,6 +107,7 @@ type keyPatchRequest struct {
 	DailyBudgetMicros   *int64              `json:"daily_budget_micros"`
 	MonthlyBudgetMicros *int64              `json:"monthly_budget_micros"`
 	BudgetMode          *string             `json:"budget_mode"`
+	Tags                *[]string           `json:"tags"` // replaces the key's tags; [] removes them
 	ExpiresAt           optional[time.Time] `json:"expires_at"`
 }
 
@@ -124,6 +126,9 @@ func (a *API) updateKey(c *fiber.Ctx) error {
 		Name: req.Name, Scopes: scopes(req.Scopes), SetAlpha: req.Alpha.Set, Alpha: req.Alpha.Value,
 		RPM: req.RPM, TPM: req.TPM, Daily: req.DailyBudgetMicros, Monthly: req.MonthlyBudgetMicros,
 		SetExpiry: req.ExpiresAt.Set, ExpiresAt: req.ExpiresAt.Value,
+	}
+	if req.Tags != nil {
+		p.SetTags, p.Tags = true, *req.Tags
 	}
 	if req.Policy != nil {
 		pol := tenancy.Policy(*req.Policy)

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"io"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -35,6 +36,7 @@ var reportGroups = []struct {
 	{"key", analytics.DimKey},
 	{"user", analytics.DimUser},
 	{"route", analytics.DimRouteKind},
+	{"tag", analytics.DimTag},
 }
 
 // ReportGroups lists the valid values of a cost report's group parameter.
@@ -99,7 +101,7 @@ func parseCostQuery(get func(string) string, now time.Time) (costQuery, error) {
 		}
 	}
 	if q.Dim == "" {
-		return q, badParam("group", "must be one of day, model, key, user, route")
+		return q, badParam("group", "must be one of "+strings.Join(ReportGroups, ", "))
 	}
 	if s := get("format"); s != "" {
 		q.Format = s

@@ -64,6 +64,7 @@ type keyView struct {
 	DailyBudgetMicros   int64      `json:"daily_budget_micros"`
 	MonthlyBudgetMicros int64      `json:"monthly_budget_micros"`
 	BudgetMode          string     `json:"budget_mode"` // hard or soft
+	Tags                []string   `json:"tags"`
 	ExpiresAt           *time.Time `json:"expires_at"`
 	RevokedAt           *time.Time `json:"revoked_at"`
 	LastUsedAt          *time.Time `json:"last_used_at"`
@@ -83,6 +84,10 @@ func viewKey(k *tenancy.Key, now time.Time) keyView {
 	for i, s := range k.Scopes {
 		scopes[i] = string(s)
 	}
+	tags := k.Tags
+	if tags == nil {
+		tags = []string{}
+	}
 	mode := "hard"
 	if k.Limits.SoftBudgets {
 		mode = "soft"
@@ -91,7 +96,7 @@ func viewKey(k *tenancy.Key, now time.Time) keyView {
 		BudgetMode: mode, ID: k.ID, Name: k.Name, Prefix: k.Prefix, Status: status, Scopes: scopes, Policy: string(k.Policy), Alpha: k.Alpha,
 		RPM: k.Limits.RPM, TPM: k.Limits.TPM, DailyBudgetMicros: k.Limits.DailyBudgetMicros,
 		MonthlyBudgetMicros: k.Limits.MonthlyBudgetMicros, ExpiresAt: k.ExpiresAt, RevokedAt: k.RevokedAt,
-		LastUsedAt: k.LastUsedAt, CreatedAt: k.CreatedAt, CreatedBy: k.CreatedBy,
+		LastUsedAt: k.LastUsedAt, CreatedAt: k.CreatedAt, CreatedBy: k.CreatedBy, Tags: tags,
 	}
 }
 

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/base64"
 	"fmt"
@@ -10,6 +11,8 @@ import (
 	"github.com/a-h/templ"
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/heddle-gw/heddle/dispatch"
+	"github.com/heddle-gw/heddle/gateway"
 	"github.com/heddle-gw/heddle/routing"
 	"github.com/heddle-gw/heddle/web/views/layout"
 )
@@ -24,8 +27,21 @@ type ConsoleConfig struct {
 	MaxBundleBytes int64
 	// Now is the clock of the dashboard's period; nil means time.Now.
 	Now func() time.Time
-	// DashboardDays is the dashboard's period in days; 0 means 7.
-	DashboardDays int
+	// BaselineModel is the savings baseline of "auto" turns
+	// (HEDDLE_BASELINE_MODEL), named where savings are explained.
+	BaselineModel string
+	// DefaultAlpha is the deployment's default quality/cost dial, shown
+	// as the effective dial where an organisation set none.
+	DefaultAlpha float64
+	// Circuits lists an organisation's circuit breakers on this replica
+	// (dispatch.Executor.Circuits), for the provider health page; nil
+	// shows none.
+	Circuits func(orgID string) []dispatch.Circuit
+	// RoutePreview answers the routing page's "try a prompt": the decision
+	// the organisation's router makes for prompt sent as model ("auto"
+	// when empty), without any upstream call (gateway.Service.Route);
+	// nil hides the answer behind an error.
+	RoutePreview func(ctx context.Context, orgID, model, prompt string) (*gateway.RouteAnswer, error)
 }
 
 // consoleDeps are what the console's handlers reach: its services and
@@ -60,9 +76,6 @@ func NewConsole(s Services, cfg ConsoleConfig) (*Console, error) {
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
-	}
-	if cfg.DashboardDays <= 0 {
-		cfg.DashboardDays = 7
 	}
 	api, err := NewAPI(s, APIConfig{Logger: cfg.Logger, CookieSecure: cfg.CookieSecure, MaxBundleBytes: cfg.MaxBundleBytes})
 	if err != nil {
@@ -112,6 +125,8 @@ func (c *Console) Mount(r fiber.Router) {
 	r.Get("/routing", auth(c.routingPage)...)
 	r.Post("/routing", auth(c.saveRouting)...)
 	r.Post("/routing/bundles", auth(c.trainBundle)...)
+	r.Post("/routing/try", auth(c.tryRoute)...)
+	r.Get("/providers/health", auth(c.healthPage)...)
 	r.Get("/models", auth(c.modelsPage)...)
 	r.Post("/models", auth(c.addModelsModel)...)
 	r.Post("/models/delete", auth(c.deleteModelsModel)...)

@@ -25,7 +25,8 @@ func (c *Console) routingContent(ctx *fiber.Ctx, orgID, activeID string, f rview
 	if err != nil {
 		return rview.ContentProps{}, err
 	}
-	p := rview.ContentProps{Train: train, CanEdit: f.CanEdit}
+	p := rview.ContentProps{Train: train, CanEdit: f.CanEdit, Try: rview.TryProps{CSRF: train.CSRF}}
+	f.DefaultAlpha = strconv.FormatFloat(c.d.DefaultAlpha, 'f', -1, 64)
 	for _, b := range bs {
 		f.Bundles = append(f.Bundles, rview.Bundle{
 			ID:    b.ID,

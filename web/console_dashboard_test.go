@@ -71,3 +71,69 @@ func TestConsoleDashboardLatencyAndCache(t *testing.T) {
 		t.Errorf("bar title %q", got)
 	}
 }
+
+// TestConsoleDashboardRange: the range picker's presets and a custom range
+// choose the period (the per-day table has a row per day of it); a bad
+// range re-renders with 422; savings are explained and split by source.
+func TestConsoleDashboardRange(t *testing.T) {
+	f := newConsoleFixture(t)
+	v := f.visitor()
+	org := v.signup("range@example.com")
+	err := f.reader.InsertRequests(context.Background(), []analytics.Request{
+		request(org, "r1", time.Hour, "gpt-5-mini", "routed", 200, "", 100, 900),
+		request(org, "c1", 2*time.Hour, "gpt-5-mini", "cache", 200, "", 0, 300),
+		request(org, "p1", 10*24*time.Hour, "gpt-5", "pinned", 200, "", 500, 600),
+		request(org, "old", 40*24*time.Hour, "gpt-5", "routed", 200, "", 1, 1000),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	days := func(p *page) int { return p.tid("breakdown-day").Find("tbody tr").Length() }
+	for _, tt := range []struct {
+		name, query  string
+		wantDays     int
+		wantRequests string
+		wantPeriod   string
+	}{
+		{"default is 7 days", "", 7, "2", "Last 7 days: 2026-11-23 to now (UTC)"},
+		{"24 hours", "?range=24h", 2, "2", "Last 24 hours: 2026-11-28 15:00 to now (UTC)"},
+		{"30 days", "?range=30d", 30, "3", "Last 30 days: 2026-10-31 to now (UTC)"},
+		{"custom", "?range=custom&from=2026-10-01&to=2026-10-31", 31, "1", "2026-10-01 to 2026-10-31 (UTC, both included)"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			p := v.get("/dashboard"+tt.query, nil)
+			if p.status != 200 {
+				t.Fatalf("status %d", p.status)
+			}
+			if got := days(p); got != tt.wantDays {
+				t.Errorf("%d days, want %d", got, tt.wantDays)
+			}
+			if got := p.text("stat-requests"); got != tt.wantRequests {
+				t.Errorf("requests %q, want %q", got, tt.wantRequests)
+			}
+			if got := p.text("dashboard-period"); got != tt.wantPeriod {
+				t.Errorf("period %q, want %q", got, tt.wantPeriod)
+			}
+		})
+	}
+	p := v.get("/dashboard?range=30d", nil)
+	if got := p.text("baseline-model"); got != "claude-sonnet-4-5" {
+		t.Errorf("baseline model %q", got)
+	}
+	for src, want := range map[string][2]string{
+		"routed": {"$0.000800", "66.7%"}, "cache": {"$0.000300", "25.0%"}, "pinned": {"$0.000100", "8.3%"}, "explicit": {"$0.00", "0.0%"},
+	} {
+		row := p.tid("source-" + src)
+		got := [2]string{strings.TrimSpace(row.Find(`[data-testid="source-savings"]`).Text()), strings.TrimSpace(row.Find(`[data-testid="source-share"]`).Text())}
+		if got != want {
+			t.Errorf("source %s: %v, want %v", src, got, want)
+		}
+	}
+	if n := p.tid("chart-savings-source").Find("g").Length(); n != 4 {
+		t.Errorf("savings-by-source chart has %d groups, want 4", n)
+	}
+	bad := v.get("/dashboard?range=custom&from=2026-11-29&to=2026-11-01", nil)
+	if bad.status != 422 || !strings.Contains(bad.text("dashboard-error"), "To must not be before from") {
+		t.Errorf("bad range: %d %q", bad.status, bad.text("dashboard-error"))
+	}
+}

@@ -48,7 +48,8 @@ func newConsoleFixture(t *testing.T, opts ...fixtureOpt) *consoleFixture {
 		t.Fatal(err)
 	}
 	console, err := web.NewConsole(d.Services, web.ConsoleConfig{Logger: d.Logger, CookieSecure: d.CookieSecure,
-		MaxBundleBytes: d.MaxBundleBytes, Now: func() time.Time { return consoleNow }})
+		MaxBundleBytes: d.MaxBundleBytes, Now: func() time.Time { return consoleNow },
+		BaselineModel: "claude-sonnet-4-5", DefaultAlpha: 0.6, Circuits: d.Circuits, RoutePreview: d.RoutePreview})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/gofiber/fiber/v2/utils"
 
+	"github.com/heddle-gw/heddle/analytics"
 	"github.com/heddle-gw/heddle/tenancy"
 	"github.com/heddle-gw/heddle/web/views/components"
 	"github.com/heddle-gw/heddle/web/views/pages/keys"
@@ -17,11 +18,34 @@ import (
 // keyRow is the list view of one key as act sees it.
 func keyRow(k *tenancy.Key, now time.Time, act tenancy.Actor) keys.Row {
 	v := viewKey(k, now)
-	return keys.Row{
+	r := keys.Row{
 		ID: v.ID, Prefix: v.Prefix, Name: v.Name, Scopes: v.Scopes, Policy: v.Policy, Alpha: v.Alpha,
 		RPM: v.RPM, TPM: v.TPM, Daily: v.DailyBudgetMicros, Monthly: v.MonthlyBudgetMicros, Soft: v.BudgetMode == "soft",
 		LastUsed: components.TimePtr(v.LastUsedAt), Created: components.Time(v.CreatedAt), Status: v.Status,
-		CanEdit: canEditKey(act, k),
+		CanEdit: canEditKey(act, k), Tags: v.Tags, Expires: "never",
+	}
+	if v.ExpiresAt != nil {
+		r.Expires = components.Time(*v.ExpiresAt)
+	}
+	return r
+}
+
+// withSpend fills the rows' spend this UTC month from the request
+// analytics (by key); the rows keep "-" when it cannot be read.
+func (c *Console) withSpend(ctx *fiber.Ctx, orgID string, rows ...*keys.Row) {
+	now := c.d.Now().UTC()
+	month := time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.UTC)
+	got, err := c.d.Reader.Breakdown(ctx.UserContext(), orgID, month, now.Add(time.Millisecond), analytics.DimKey)
+	if err != nil {
+		c.d.Logger.WarnContext(ctx.UserContext(), "keys: month spend", "err", err, "org_id", orgID)
+		return
+	}
+	spend := make(map[string]int64, len(got))
+	for _, g := range got {
+		spend[g.Key] = g.CostMicros
+	}
+	for _, r := range rows {
+		r.Spend, r.SpendKnown = spend[r.ID], true
 	}
 }
 
@@ -39,9 +63,12 @@ func (c *Console) keyRows(ctx *fiber.Ctx, act tenancy.Actor) ([]keys.Row, error)
 	}
 	now := c.d.Now()
 	rows := make([]keys.Row, len(ks))
+	ptrs := make([]*keys.Row, len(ks))
 	for i := range ks {
 		rows[i] = keyRow(&ks[i], now, act)
+		ptrs[i] = &rows[i]
 	}
+	c.withSpend(ctx, act.OrgID, ptrs...)
 	return rows, nil
 }
 
@@ -69,9 +96,22 @@ func keyForm(ctx *fiber.Ctx, csrf string) (tenancy.KeyInput, keys.FormProps, err
 		CSRF: csrf, Name: formValue(ctx, "name"), Policy: utils.CopyString(ctx.FormValue("policy")),
 		RPM: formValue(ctx, "rpm"), TPM: formValue(ctx, "tpm"),
 		Daily: formValue(ctx, "daily_budget"), Monthly: formValue(ctx, "monthly_budget"),
-		Scopes: map[string]bool{},
+		Tags: formValue(ctx, "tags"), Expires: formValue(ctx, "expires"), Scopes: map[string]bool{},
 	}
 	in := tenancy.KeyInput{Name: f.Name, Policy: tenancy.Policy(f.Policy)}
+	for _, t := range strings.Split(f.Tags, ",") {
+		if t = strings.TrimSpace(t); t != "" {
+			in.Tags = append(in.Tags, t)
+		}
+	}
+	if f.Expires != "" {
+		d, err := time.ParseInLocation(time.DateOnly, f.Expires, time.UTC)
+		if err != nil {
+			return in, f, &formError{field: "expires", msg: "must be a date like 2026-12-31"}
+		}
+		end := d.AddDate(0, 0, 1).Add(-time.Second) // the end of that UTC day
+		in.ExpiresAt = &end
+	}
 	for _, s := range ctx.Request().PostArgs().PeekMulti("scopes") {
 		f.Scopes[string(s)] = true
 		in.Scopes = append(in.Scopes, tenancy.Scope(string(s)))
@@ -154,6 +194,7 @@ func (c *Console) createKey(ctx *fiber.Ctx) error {
 		return c.fail(ctx, err)
 	}
 	created := keys.CreatedProps{Secret: secret, Key: keyRow(k, c.d.Now(), act), Form: emptyKeyForm(lp.CSRF), Rows: rows, CSRF: lp.CSRF}
+	c.withSpend(ctx, act.OrgID, &created.Key)
 	if isHTMX(ctx) {
 		return c.render(ctx, fiber.StatusCreated, keys.CreatedPartial(created))
 	}

@@ -147,7 +147,9 @@ func (c *Console) keyRowPage(ctx *fiber.Ctx) error {
 	if err != nil {
 		return c.fail(ctx, err)
 	}
-	return c.render(ctx, fiber.StatusOK, keys.KeyRow(keyRow(k, c.d.Now(), act), sessionOf(ctx).CSRF))
+	row := keyRow(k, c.d.Now(), act)
+	c.withSpend(ctx, act.OrgID, &row)
+	return c.render(ctx, fiber.StatusOK, keys.KeyRow(row, sessionOf(ctx).CSRF))
 }
 
 // updateKey handles POST /keys/:id/edit: it saves the key's limits, budgets
@@ -193,6 +195,7 @@ func (c *Console) updateKey(ctx *fiber.Ctx) error {
 		return ctx.Redirect("/keys", fiber.StatusSeeOther)
 	}
 	row := keyRow(saved, c.d.Now(), act)
+	c.withSpend(ctx, act.OrgID, &row)
 	row.Saved = true
 	return c.render(ctx, fiber.StatusOK, keys.KeyRow(row, sessionOf(ctx).CSRF))
 }

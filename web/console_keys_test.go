@@ -121,7 +121,7 @@ func TestConsoleCreateKey(t *testing.T) {
 		t.Fatalf("out-of-band list has %d rows: %s", row.Length(), p.body)
 	}
 	cells := row.Find("td").Map(func(_ int, s *goquery.Selection) string { return strings.TrimSpace(s.Text()) })
-	want := []string{secret[:11], "ci", "inference, analytics:read", "route-all", "60 rpm, 1000 tpm, $2.50/day, $40.00/month", "never"}
+	want := []string{secret[:11], "ci", "", "inference, analytics:read", "route-all", "60 rpm, 1000 tpm, $2.50/day, $40.00/month", "$0.00", "never", "never"}
 	for i, w := range want {
 		if cells[i] != w {
 			t.Errorf("cell %d = %q, want %q", i, cells[i], w)

@@ -56,8 +56,16 @@ func (c *Console) modelsContent(ctx *fiber.Ctx, svc *tenantmodel.Service, act te
 		c.d.Logger.WarnContext(uctx, "models page: callable models unavailable", "org_id", act.OrgID, "err", err)
 		p.CallableError = "The models this organisation can call cannot be read right now."
 	}
+	var aliases map[string]string
+	if s, err := c.d.RoutingSettings.GetSettings(uctx, act.OrgID); err == nil {
+		aliases = s.Aliases
+	} else {
+		c.d.Logger.WarnContext(uctx, "models page: aliases unavailable", "org_id", act.OrgID, "err", err)
+	}
 	for _, m := range callable {
-		p.Callable = append(p.Callable, catalogRow(m))
+		row := catalogRow(m)
+		row.AliasOf = aliases[m.ID]
+		p.Callable = append(p.Callable, row)
 	}
 	return p, nil
 }

@@ -1,8 +1,11 @@
 package web
 
 import (
+	"time"
+
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/heddle-gw/heddle/analytics"
 	"github.com/heddle-gw/heddle/web/views/pages/reports"
 )
 
@@ -17,6 +20,13 @@ func (c *Console) reportForm(ctx *fiber.Ctx) (costQuery, reports.FormProps, erro
 	}
 	q, err := parseCostQuery(get, c.d.Now())
 	f := reports.FormProps{From: q.FromDate(), To: q.ToDate(), Group: q.Group, Groups: ReportGroups}
+	for _, pr := range []struct {
+		label string
+		days  int
+	}{{"24 h", 2}, {"7 d", 7}, {"30 d", 30}} {
+		// 24 h in whole UTC dates is yesterday and today.
+		f.Presets = append(f.Presets, [2]string{pr.label, q.To.AddDate(0, 0, 1-pr.days).Format(time.DateOnly)})
+	}
 	if err != nil {
 		// Echo what was typed so the user can correct it.
 		f.From, f.To, f.Group = get("from"), get("to"), get("group")
@@ -47,6 +57,20 @@ func (c *Console) reportsPage(ctx *fiber.Ctx) error {
 			return c.fail(ctx, err)
 		}
 		p.Valid, p.Rows, p.Totals = true, rep.Rows, rep.Totals
+		switch q.Dim {
+		case analytics.DimKey:
+			p.KeyNames = c.keyNames(ctx)
+		case analytics.DimTag:
+			// A request with several tags is in several rows: the total
+			// counts it once.
+			sum, err := c.d.Reader.Summary(ctx.UserContext(), act.OrgID, q.From, q.To.AddDate(0, 0, 1))
+			if err != nil {
+				return c.fail(ctx, err)
+			}
+			p.Totals = analytics.BreakdownRow{Requests: sum.Requests, Errors: sum.Errors, CacheHits: sum.CacheHits,
+				InputTokens: sum.InputTokens, OutputTokens: sum.OutputTokens, CostMicros: sum.CostMicros,
+				BaselineMicros: sum.BaselineMicros, SavingsMicros: sum.SavingsMicros}
+		}
 	}
 	if isHTMX(ctx) {
 		return c.render(ctx, status, reports.Preview(p))

@@ -2,12 +2,15 @@ package web
 
 import (
 	"errors"
+	"net/url"
+	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/gofiber/fiber/v2/utils"
 
 	"github.com/heddle-gw/heddle/analytics"
+	"github.com/heddle-gw/heddle/tenancy"
 	"github.com/heddle-gw/heddle/web/views/pages/requests"
 )
 
@@ -74,26 +77,49 @@ func analyticsFilter(f requests.Filter) (analytics.RequestFilter, error) {
 // keyOptions lists the organisation's keys for the filter; the page still
 // works (without the choice) when they cannot be read.
 func (c *Console) keyOptions(ctx *fiber.Ctx) []requests.KeyOption {
+	ks := c.orgKeys(ctx)
+	out := make([]requests.KeyOption, len(ks))
+	for i, k := range ks {
+		out[i] = requests.KeyOption{ID: k.ID, Label: keyLabel(k)}
+	}
+	return out
+}
+
+// keyNames names the organisation's keys by id ("name (rk_prefix)"); nil
+// when they cannot be read (pages then show ids).
+func (c *Console) keyNames(ctx *fiber.Ctx) map[string]string {
+	ks := c.orgKeys(ctx)
+	out := make(map[string]string, len(ks))
+	for _, k := range ks {
+		out[k.ID] = keyLabel(k)
+	}
+	return out
+}
+
+// orgKeys lists the caller's organisation's keys, nil (logged) when they
+// cannot be read.
+func (c *Console) orgKeys(ctx *fiber.Ctx) []tenancy.Key {
 	act, err := c.api.actor(ctx)
 	if err != nil {
 		return nil
 	}
 	ks, err := c.d.Keys.List(ctx.UserContext(), act)
 	if err != nil {
-		c.d.Logger.WarnContext(ctx.UserContext(), "requests filter: list keys", "err", err, "org_id", act.OrgID)
+		c.d.Logger.WarnContext(ctx.UserContext(), "console: list keys", "err", err, "org_id", act.OrgID)
 		return nil
 	}
-	out := make([]requests.KeyOption, len(ks))
-	for i, k := range ks {
-		out[i] = requests.KeyOption{ID: k.ID, Label: k.Name + " (" + k.Prefix + ")"}
-	}
-	return out
+	return ks
 }
+
+func keyLabel(k tenancy.Key) string { return k.Name + " (" + k.Prefix + ")" }
 
 // requests handles GET /requests: the explorer page, or (htmx) the results
 // block for the filter and cursor. A filter that does not parse shows its
 // reason in the results with 400.
 func (c *Console) requests(ctx *fiber.Ctx) error {
+	if id := utils.CopyString(strings.TrimSpace(ctx.Query("id"))); id != "" {
+		return c.findRequest(ctx, id)
+	}
 	f := requestFilter(ctx)
 	res := requests.ResultsProps{Filter: f, Cursor: utils.CopyString(ctx.Query("cursor"))}
 	status := fiber.StatusOK
@@ -113,7 +139,7 @@ func (c *Console) requests(ctx *fiber.Ctx) error {
 	case err != nil:
 		status, res.Error, _ = c.errorText(ctx, err)
 	}
-	res.Rows, res.Next = page.Requests, page.Next
+	res.Rows, res.Next, res.KeyNames = page.Requests, page.Next, c.keyNames(ctx)
 	if isHTMX(ctx) {
 		return c.render(ctx, status, requests.Results(res))
 	}
@@ -131,6 +157,8 @@ func fieldLabel(field string) string {
 		return "To"
 	case "status":
 		return "Status"
+	case "range":
+		return "Range"
 	}
 	return field
 }
@@ -147,8 +175,44 @@ func (c *Console) timeline(ctx *fiber.Ctx) error {
 		return c.fail(ctx, err)
 	}
 	content, note := c.timelineContent(ctx, id)
+	keyID := ""
+	if tl.Request != nil {
+		keyID = tl.Request.KeyID
+	} else if len(tl.Attempts) > 0 {
+		keyID = tl.Attempts[0].KeyID
+	}
+	name, ok := c.keyNames(ctx)[keyID]
+	if !ok {
+		name = keyID
+	}
 	return c.render(ctx, fiber.StatusOK, requests.Timeline(requests.TimelineProps{
-		Layout: c.layoutFor(ctx, "Request "+id, "requests"), RequestID: id, Timeline: tl,
-		Content: content, ContentNote: note,
+		Layout: c.layoutFor(ctx, "Request "+id, "requests"), RequestID: id, Timeline: tl, KeyName: name,
+		Waterfall: requests.NewWaterfall(tl), Content: content, ContentNote: note,
+	}))
+}
+
+// findRequest answers the explorer's search by request id: the request's
+// page when the organisation has it (through HX-Redirect for htmx), else the
+// explorer with a not-found message and 404.
+func (c *Console) findRequest(ctx *fiber.Ctx, id string) error {
+	act, err := c.api.actor(ctx)
+	if err != nil {
+		return c.fail(ctx, err)
+	}
+	_, err = c.d.Reader.Timeline(ctx.UserContext(), act.OrgID, id)
+	switch {
+	case err == nil:
+		target := "/requests/" + url.PathEscape(id)
+		if isHTMX(ctx) {
+			ctx.Set("HX-Redirect", target)
+			return ctx.SendStatus(fiber.StatusNoContent)
+		}
+		return ctx.Redirect(target, fiber.StatusSeeOther)
+	case !errors.Is(err, analytics.ErrNotFound):
+		return c.fail(ctx, err)
+	}
+	res := requests.ResultsProps{Error: "No request with id " + id + " in this organisation."}
+	return c.render(ctx, fiber.StatusNotFound, requests.Page(requests.PageProps{
+		Layout: c.layoutFor(ctx, "Requests", "requests"), Keys: c.keyOptions(ctx), Results: res,
 	}))
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/heddle-gw/heddle/analytics"
 	"github.com/heddle-gw/heddle/billing"
 	"github.com/heddle-gw/heddle/credits"
+	"github.com/heddle-gw/heddle/gateway"
 	"github.com/heddle-gw/heddle/routing"
 	"github.com/heddle-gw/heddle/tenancy"
 	"github.com/heddle-gw/heddle/tenantmodel"
@@ -73,6 +74,12 @@ var errorTable = []errorKind{
 	{routing.ErrInvalidSettings, fiber.StatusBadRequest, "routing.invalid_settings", ""},
 	{routing.ErrDataTooLarge, fiber.StatusRequestEntityTooLarge, "routing.data_too_large", ""},
 	{routing.ErrData, fiber.StatusUnprocessableEntity, "routing.invalid_data", ""},
+	// The routing page's "try a prompt" (gateway.Service.Route).
+	{gateway.ErrModelNotAllowed, fiber.StatusForbidden, "routing.model_not_allowed", "the model is not allowed by the organisation's routing settings"},
+	{gateway.ErrUnknownModel, fiber.StatusBadRequest, "routing.unknown_model", "not a known model"},
+	{gateway.ErrNoBinding, fiber.StatusUnprocessableEntity, "routing.no_binding", "no provider the organisation can use serves this model"},
+	{routing.ErrNoEligible, fiber.StatusUnprocessableEntity, "routing.no_eligible_model", "no model is eligible: add a provider credential or relax the allow list"},
+	{routing.ErrUnavailable, fiber.StatusServiceUnavailable, "routing.unavailable", "the router cannot decide right now; retry"},
 	{billing.ErrInvalidBudgetSettings, fiber.StatusBadRequest, "billing.invalid_budget", ""},
 	{billing.ErrBudgetUnavailable, fiber.StatusServiceUnavailable, "billing.unavailable", "budgets cannot be read right now; retry"},
 	{tenantmodel.ErrProviderInUse, fiber.StatusConflict, "tenantmodel.provider_in_use", "the provider still has models; delete them first"},

@@ -15,6 +15,8 @@ import (
 	"github.com/heddle-gw/heddle/catalog"
 	"github.com/heddle-gw/heddle/credits"
 	creditsql "github.com/heddle-gw/heddle/credits/sqlstore"
+	"github.com/heddle-gw/heddle/dispatch"
+	"github.com/heddle-gw/heddle/gateway"
 	"github.com/heddle-gw/heddle/internal/testdb"
 	"github.com/heddle-gw/heddle/tenancy"
 	"github.com/heddle-gw/heddle/tenancy/tenancytest"
@@ -30,6 +32,8 @@ type deps struct {
 	Logger         *slog.Logger
 	CookieSecure   bool
 	MaxBundleBytes int64
+	Circuits       func(orgID string) []dispatch.Circuit
+	RoutePreview   func(ctx context.Context, orgID, model, prompt string) (*gateway.RouteAnswer, error)
 }
 
 type fixtureOpt func(*deps)

@@ -48,6 +48,9 @@ func (s *Store) Breakdown(_ context.Context, orgID string, from, to time.Time, b
 		g.LatencyMeanMs /= float64(g.Requests)
 		out = append(out, *g)
 	}
+	if by == analytics.DimTag {
+		return analytics.ExpandTags(out), nil
+	}
 	analytics.SortBreakdown(out, by)
 	return out, nil
 }
@@ -62,6 +65,8 @@ func groupKey(r analytics.Request, by analytics.Dimension) string {
 		return r.KeyID
 	case analytics.DimUser:
 		return r.User
+	case analytics.DimTag:
+		return r.Tags // expanded per tag by analytics.ExpandTags
 	default:
 		return r.RouteKind
 	}

@@ -34,6 +34,8 @@ func RunContract(t *testing.T, newStore NewStoreFunc) {
 		{"Percentiles", testPercentiles},
 		{"Breakdown", testBreakdown},
 		{"FailureReasons", testFailureReasons},
+		{"BreakdownByTag", testTagBreakdown},
+		{"Health", testHealth},
 		{"TenantIsolation", testIsolation},
 		{"Errors", testErrors},
 	}

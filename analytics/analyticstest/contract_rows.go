@@ -22,6 +22,7 @@ func fullRequest() analytics.Request {
 		Fallback: true, Attempts: 3, InputTokens: 1 << 33, OutputTokens: 2, CacheRead: 3, CacheWrite: 4,
 		Reasoning: 5, CostMicros: 1 << 40, BaselineMicros: 7, SavingsMicros: -8, LatencyMs: 12.345,
 		TTFBMs: 6.5, Status: 503, ErrorCode: "dispatch.upstream_unavailable",
+		Tags: "ci,team:search", BaselineModel: "claude-opus", Candidates: "claude-haiku=0.910 claude-opus=0.880",
 	}
 }
 

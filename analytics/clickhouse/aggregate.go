@@ -67,6 +67,7 @@ var groupExpr = map[analytics.Dimension]string{
 	analytics.DimKey:       "key_id",
 	analytics.DimUser:      "end_user",
 	analytics.DimRouteKind: "route_kind",
+	analytics.DimTag:       "tags", // expanded per tag by analytics.ExpandTags
 }
 
 // Breakdown implements analytics.Reader. Dimensions the hourly rollup
@@ -107,6 +108,9 @@ func (s *Store) Breakdown(ctx context.Context, orgID string, from, to time.Time,
 	out, err := acc.rows(by)
 	if err != nil {
 		return nil, err
+	}
+	if by == analytics.DimTag {
+		return analytics.ExpandTags(out), nil
 	}
 	analytics.SortBreakdown(out, by)
 	return out, nil

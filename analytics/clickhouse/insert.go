@@ -14,7 +14,7 @@ latency_ms, ttfb_ms, input_tokens, output_tokens, cache_read, cache_write, reaso
 const requestColumns = `event_id, time, time_ms, request_id, org_id, key_id, end_user, session, format,
 requested_model, served_model, provider, route_kind, decision, cache_hit, stream, fallback, attempts,
 input_tokens, output_tokens, cache_read, cache_write, reasoning, cost_micros, baseline_micros, savings_micros,
-latency_ms, ttfb_ms, status, error_code`
+latency_ms, ttfb_ms, status, error_code, tags, baseline_model, candidates`
 
 func u8(b bool) uint8 {
 	if b {
@@ -88,7 +88,8 @@ func (s *Store) InsertRequests(ctx context.Context, rows []analytics.Request) er
 		if err := b.Append(r.EventID, t, t.UnixMilli(), r.RequestID, r.OrgID, r.KeyID, r.User, r.Session, r.Format,
 			r.RequestedModel, r.ServedModel, r.Provider, r.RouteKind, r.Decision, u8(r.CacheHit), u8(r.Stream),
 			u8(r.Fallback), int32(r.Attempts), r.InputTokens, r.OutputTokens, r.CacheRead, r.CacheWrite, r.Reasoning,
-			r.CostMicros, r.BaselineMicros, r.SavingsMicros, r.LatencyMs, r.TTFBMs, int32(r.Status), r.ErrorCode); err != nil {
+			r.CostMicros, r.BaselineMicros, r.SavingsMicros, r.LatencyMs, r.TTFBMs, int32(r.Status), r.ErrorCode,
+			r.Tags, r.BaselineModel, r.Candidates); err != nil {
 			_ = b.Abort()
 			return fmt.Errorf("clickhouse: append request: %w", err)
 		}

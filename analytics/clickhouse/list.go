@@ -16,7 +16,7 @@ import (
 const requestSelect = `event_id, time_ms, request_id, org_id, key_id, end_user, session, format, requested_model,
 served_model, provider, route_kind, decision, cache_hit, stream, fallback, attempts, input_tokens, output_tokens,
 cache_read, cache_write, reasoning, cost_micros, baseline_micros, savings_micros, latency_ms, ttfb_ms, status,
-error_code`
+error_code, tags, baseline_model, candidates`
 
 const attemptSelect = `event_id, time_ms, org_id, key_id, request_id, operation_id, purpose, policy_id, bundle_id,
 bundle_revision, attempt_index, model, provider, upstream, credential_id, outcome, reason, status, latency_ms,
@@ -212,7 +212,7 @@ func (s *Store) queryRequests(ctx context.Context, q string, args ...any) ([]ana
 		if err := rows.Scan(&r.EventID, &ms, &r.RequestID, &r.OrgID, &r.KeyID, &r.User, &r.Session, &r.Format,
 			&r.RequestedModel, &r.ServedModel, &r.Provider, &r.RouteKind, &r.Decision, &hit, &stream, &fallback,
 			&attempts, &r.InputTokens, &r.OutputTokens, &r.CacheRead, &r.CacheWrite, &r.Reasoning, &r.CostMicros,
-			&r.BaselineMicros, &r.SavingsMicros, &r.LatencyMs, &r.TTFBMs, &status, &r.ErrorCode); err != nil {
+			&r.BaselineMicros, &r.SavingsMicros, &r.LatencyMs, &r.TTFBMs, &status, &r.ErrorCode, &r.Tags, &r.BaselineModel, &r.Candidates); err != nil {
 			return nil, fmt.Errorf("clickhouse: scan request: %w", err)
 		}
 		r.Time = time.UnixMilli(ms).UTC()

@@ -2,12 +2,15 @@ package clickhouse
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	ch "github.com/ClickHouse/clickhouse-go/v2"
 
 	chsql "github.com/heddle-gw/heddle/migrations/clickhouse"
 )
@@ -50,7 +53,7 @@ func (s *Store) apply(ctx context.Context, ms []Migration) error {
 			continue
 		}
 		for i, stmt := range m.Statements {
-			if err := s.conn.Exec(ctx, stmt); err != nil {
+			if err := s.conn.Exec(ctx, stmt); err != nil && !columnExists(stmt, err) {
 				return fmt.Errorf("%w: %05d_%s statement %d: %w", ErrMigration, m.Version, m.Name, i+1, err)
 			}
 		}
@@ -67,6 +70,15 @@ func (s *Store) apply(ctx context.Context, ms []Migration) error {
 		}
 	}
 	return nil
+}
+
+// columnExists reports whether err is ClickHouse refusing an ADD COLUMN
+// because the column is there already (code 44): 18.16 has no ADD COLUMN IF
+// NOT EXISTS, so the runner makes such a statement idempotent itself (a
+// replica migrating at the same time, or a crash before the version row).
+func columnExists(stmt string, err error) bool {
+	var ex *ch.Exception
+	return errors.As(err, &ex) && ex.Code == 44 && strings.Contains(strings.ToUpper(stmt), "ADD COLUMN")
 }
 
 // Applied returns the versions recorded as applied, ascending.

@@ -109,3 +109,24 @@ func TestOpenFailsOnUnreachableServer(t *testing.T) {
 		t.Fatal("Open accepted a malformed url")
 	}
 }
+
+// TestMigrateAddColumnIdempotent: an ADD COLUMN whose column exists (a
+// replica migrating at once, a crash before the version row) counts as
+// applied; any other failing statement still fails the migration.
+func TestMigrateAddColumnIdempotent(t *testing.T) {
+	s := openFresh(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	again := clickhouse.Migration{Version: 9001, Name: "tags_again", Statements: []string{"ALTER TABLE requests ADD COLUMN tags String DEFAULT ''"}}
+	if err := s.Apply(ctx, []clickhouse.Migration{again}); err != nil {
+		t.Fatalf("re-adding an existing column: %v", err)
+	}
+	got, err := s.Applied(ctx)
+	if err != nil || !slices.Contains(got, 9001) {
+		t.Fatalf("applied %v (%v), want 9001 recorded", got, err)
+	}
+	bad := clickhouse.Migration{Version: 9002, Name: "bad", Statements: []string{"ALTER TABLE requests MODIFY COLUMN no_such_column String"}}
+	if err := s.Apply(ctx, []clickhouse.Migration{bad}); !errors.Is(err, clickhouse.ErrMigration) {
+		t.Fatalf("a failing statement: %v, want ErrMigration", err)
+	}
+}

@@ -123,6 +123,7 @@ var groupExpr = map[analytics.Dimension]string{
 	analytics.DimKey:       "key_id",
 	analytics.DimUser:      "end_user",
 	analytics.DimRouteKind: "route_kind",
+	analytics.DimTag:       "tags", // expanded per tag by analytics.ExpandTags
 }
 
 // Breakdown implements analytics.Reader.
@@ -153,6 +154,9 @@ func (s *Store) Breakdown(ctx context.Context, orgID string, from, to time.Time,
 			r.Key = analytics.DayKey(d)
 		}
 		out = append(out, r)
+	}
+	if by == analytics.DimTag {
+		return analytics.ExpandTags(out), nil
 	}
 	analytics.SortBreakdown(out, by)
 	return out, nil

@@ -73,6 +73,9 @@ type requestRow struct {
 	TTFBMs         float64   `gorm:"column:ttfb_ms"`
 	Status         int       `gorm:"column:status"`
 	ErrorCode      string    `gorm:"column:error_code"`
+	Tags           string    `gorm:"column:tags"`
+	BaselineModel  string    `gorm:"column:baseline_model"`
+	Candidates     string    `gorm:"column:candidates"`
 }
 
 // TableName names the table for gorm.
@@ -115,7 +118,7 @@ func fromRequest(q analytics.Request) requestRow {
 		InputTokens: q.InputTokens, OutputTokens: q.OutputTokens, CacheRead: q.CacheRead, CacheWrite: q.CacheWrite,
 		Reasoning: q.Reasoning, CostMicros: q.CostMicros, BaselineMicros: q.BaselineMicros,
 		SavingsMicros: q.SavingsMicros, LatencyMs: q.LatencyMs, TTFBMs: q.TTFBMs, Status: q.Status,
-		ErrorCode: q.ErrorCode,
+		ErrorCode: q.ErrorCode, Tags: q.Tags, BaselineModel: q.BaselineModel, Candidates: q.Candidates,
 	}
 }
 
@@ -128,6 +131,6 @@ func (r requestRow) request() analytics.Request {
 		InputTokens: r.InputTokens, OutputTokens: r.OutputTokens, CacheRead: r.CacheRead, CacheWrite: r.CacheWrite,
 		Reasoning: r.Reasoning, CostMicros: r.CostMicros, BaselineMicros: r.BaselineMicros,
 		SavingsMicros: r.SavingsMicros, LatencyMs: r.LatencyMs, TTFBMs: r.TTFBMs, Status: r.Status,
-		ErrorCode: r.ErrorCode,
+		ErrorCode: r.ErrorCode, Tags: r.Tags, BaselineModel: r.BaselineModel, Candidates: r.Candidates,
 	}
 }

@@ -17,7 +17,7 @@ import (
 // forwardedHeaders are the caller headers the pipeline reads.
 var forwardedHeaders = []string{
 	"Anthropic-Version", "Anthropic-Beta", "X-Claude-Code-Session-Id", "Session-Id",
-	"X-Heddle-Session", "Idempotency-Key", "Cache-Control",
+	"X-Heddle-Session", "Idempotency-Key", "Cache-Control", gateway.HeaderUser, gateway.HeaderTags,
 }
 
 func (h *Handler) inference(f llm.Format) fiber.Handler {

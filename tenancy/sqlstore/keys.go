@@ -71,8 +71,8 @@ func (s *Store) OrgKey(ctx context.Context, orgID, id string) (*tenancy.Key, err
 func (s *Store) UpdateKey(ctx context.Context, k *tenancy.Key) error {
 	r := keyToRow(k)
 	res := s.conn(ctx).Exec(`UPDATE api_keys SET name = ?, scopes = ?, policy = ?, alpha = ?, rpm = ?, tpm = ?,
-		daily_budget_micros = ?, monthly_budget_micros = ?, budget_soft = ?, expires_at = ? WHERE org_id = ? AND id = ?`,
-		r.Name, r.Scopes, r.Policy, r.Alpha, r.RPM, r.TPM, r.DailyBudgetMicros, r.MonthlyBudgetMicros, r.BudgetSoft, r.ExpiresAt,
+		daily_budget_micros = ?, monthly_budget_micros = ?, budget_soft = ?, expires_at = ?, tags = ? WHERE org_id = ? AND id = ?`,
+		r.Name, r.Scopes, r.Policy, r.Alpha, r.RPM, r.TPM, r.DailyBudgetMicros, r.MonthlyBudgetMicros, r.BudgetSoft, r.ExpiresAt, r.Tags,
 		r.OrgID, r.ID)
 	return mapErr("update key", affected1(res, tenancy.ErrNotFound))
 }

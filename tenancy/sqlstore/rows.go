@@ -1,6 +1,7 @@
 package sqlstore
 
 import (
+	"strings"
 	"time"
 
 	"github.com/heddle-gw/heddle/tenancy"
@@ -124,6 +125,7 @@ type keyRow struct {
 	DailyBudgetMicros   int64      `gorm:"column:daily_budget_micros"`
 	MonthlyBudgetMicros int64      `gorm:"column:monthly_budget_micros"`
 	BudgetSoft          bool       `gorm:"column:budget_soft"`
+	Tags                string     `gorm:"column:tags"`
 	ExpiresAt           *time.Time `gorm:"column:expires_at"`
 	RevokedAt           *time.Time `gorm:"column:revoked_at"`
 	LastUsedAt          *time.Time `gorm:"column:last_used_at"`
@@ -138,6 +140,7 @@ func keyToRow(k *tenancy.Key) *keyRow {
 		Scopes: tenancy.JoinScopes(k.Scopes), Policy: string(k.Policy), Alpha: k.Alpha,
 		RPM: k.Limits.RPM, TPM: k.Limits.TPM, DailyBudgetMicros: k.Limits.DailyBudgetMicros,
 		MonthlyBudgetMicros: k.Limits.MonthlyBudgetMicros, BudgetSoft: k.Limits.SoftBudgets, ExpiresAt: utcPtr(k.ExpiresAt),
+		Tags:      strings.Join(k.Tags, ","),
 		RevokedAt: utcPtr(k.RevokedAt), LastUsedAt: utcPtr(k.LastUsedAt), CreatedAt: utc(k.CreatedAt),
 	}
 }
@@ -148,6 +151,7 @@ func (r *keyRow) domain() *tenancy.Key {
 		Scopes: tenancy.SplitScopes(r.Scopes), Policy: tenancy.Policy(r.Policy), Alpha: r.Alpha,
 		Limits: tenancy.Limits{RPM: r.RPM, TPM: r.TPM, DailyBudgetMicros: r.DailyBudgetMicros, MonthlyBudgetMicros: r.MonthlyBudgetMicros,
 			SoftBudgets: r.BudgetSoft},
+		Tags:      splitTags(r.Tags),
 		ExpiresAt: utcPtr(r.ExpiresAt), RevokedAt: utcPtr(r.RevokedAt), LastUsedAt: utcPtr(r.LastUsedAt), CreatedAt: utc(r.CreatedAt),
 	}
 }
@@ -196,4 +200,12 @@ func (dataKeyRow) TableName() string { return "org_data_keys" }
 
 func (r *dataKeyRow) domain() *tenancy.DataKey {
 	return &tenancy.DataKey{OrgID: r.OrgID, Wrapped: r.Wrapped, Version: r.Version, CreatedAt: utc(r.CreatedAt), UpdatedAt: utc(r.UpdatedAt)}
+}
+
+// splitTags reads the comma-joined tags column; nil for none.
+func splitTags(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, ",")
 }

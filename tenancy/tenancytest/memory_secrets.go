@@ -13,6 +13,7 @@ import (
 
 func cloneKey(k tenancy.Key) *tenancy.Key {
 	k.Scopes = slices.Clone(k.Scopes)
+	k.Tags = slices.Clone(k.Tags)
 	return &k
 }
 
@@ -97,7 +98,7 @@ func (m *Memory) UpdateKey(_ context.Context, k *tenancy.Key) error {
 		return notFound("key")
 	}
 	cur.Name, cur.Scopes, cur.Policy, cur.Alpha = k.Name, slices.Clone(k.Scopes), k.Policy, k.Alpha
-	cur.Limits, cur.ExpiresAt = k.Limits, k.ExpiresAt
+	cur.Limits, cur.ExpiresAt, cur.Tags = k.Limits, k.ExpiresAt, slices.Clone(k.Tags)
 	m.keys[k.ID] = cur
 	return nil
 }

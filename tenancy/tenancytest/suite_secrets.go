@@ -19,7 +19,7 @@ func testKeys(t *testing.T, s tenancy.Store) {
 	k1 := &tenancy.Key{ID: id(), OrgID: o.ID, CreatedBy: u.ID, Name: "ci", Prefix: "rk_abcdefgh", Hash: "h1",
 		Scopes: []tenancy.Scope{tenancy.ScopeInference, tenancy.ScopeAnalyticsRead}, Policy: tenancy.PolicyRouteAll,
 		Alpha: &alpha, Limits: tenancy.Limits{RPM: 60, TPM: 100000, DailyBudgetMicros: 5_000_000, MonthlyBudgetMicros: 90_000_000, SoftBudgets: true},
-		ExpiresAt: &exp, CreatedAt: base}
+		Tags: []string{"ci", "team:search"}, ExpiresAt: &exp, CreatedAt: base}
 	k2 := &tenancy.Key{ID: id(), OrgID: o.ID, Name: "cli", Prefix: "rk_zzzzzzzz", Hash: "h2",
 		Scopes: []tenancy.Scope{tenancy.ScopeRoute}, Policy: tenancy.PolicyExplicit, CreatedAt: base.Add(time.Second)}
 	k3 := &tenancy.Key{ID: id(), OrgID: other.ID, Name: "theirs", Prefix: "rk_yyyyyyyy", Hash: "h3",
@@ -51,6 +51,7 @@ func testKeys(t *testing.T, s tenancy.Store) {
 	upd := *k1
 	upd.Name, upd.Scopes, upd.Policy, upd.Alpha = "renamed", []tenancy.Scope{tenancy.ScopeRoute}, tenancy.PolicyExplicit, nil
 	upd.Limits, upd.ExpiresAt = tenancy.Limits{RPM: 1}, nil // also turns the budgets back to hard
+	upd.Tags = []string{"batch"}
 	mustNil(t, s.UpdateKey(ctx, &upd), "update key")
 	got, _ = s.OrgKey(ctx, o.ID, k1.ID)
 	checkKey(t, got, &upd)
@@ -81,7 +82,7 @@ func checkKey(t *testing.T, got, want *tenancy.Key) {
 	t.Helper()
 	if got.ID != want.ID || got.OrgID != want.OrgID || got.CreatedBy != want.CreatedBy || got.Name != want.Name ||
 		got.Prefix != want.Prefix || got.Hash != want.Hash || got.Policy != want.Policy || got.Limits != want.Limits ||
-		fmt.Sprint(got.Scopes) != fmt.Sprint(want.Scopes) {
+		fmt.Sprint(got.Scopes) != fmt.Sprint(want.Scopes) || fmt.Sprint(got.Tags) != fmt.Sprint(want.Tags) {
 		t.Fatalf("key: got %+v, want %+v", got, want)
 	}
 	if (got.Alpha == nil) != (want.Alpha == nil) || (got.Alpha != nil && *got.Alpha != *want.Alpha) {

@@ -110,3 +110,10 @@ func SignClass(v int64) string {
 	}
 	return ""
 }
+
+func presetClass(cur, key string) string {
+	if cur == key {
+		return "button small"
+	}
+	return "button small secondary"
+}

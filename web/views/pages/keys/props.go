@@ -28,7 +28,12 @@ type Row struct {
 	Soft     bool  // the budgets alert only
 	LastUsed string
 	Created  string
-	Status   string // active, expired, revoked
+	Tags     []string
+	Expires  string // "never" or the time
+	// Spend is the key's spend this UTC month, when SpendKnown.
+	Spend      int64
+	SpendKnown bool
+	Status     string // active, expired, revoked
 	// CanEdit shows the edit button: the viewer may change this key.
 	CanEdit bool
 	// Saved marks the row just saved through its edit form.
@@ -81,6 +86,8 @@ type FormProps struct {
 	TPM     string
 	Daily   string // dollars as typed
 	Monthly string
+	Tags    string // comma-separated, as typed
+	Expires string // YYYY-MM-DD (UTC end of day), as typed
 	Error   string
 	Fields  map[string]string
 }
@@ -133,4 +140,12 @@ func statusClass(s string) string {
 		return "pill good"
 	}
 	return "pill bad"
+}
+
+// SpendText is the month's spend, "-" when it could not be read.
+func (r Row) SpendText() string {
+	if !r.SpendKnown {
+		return "-"
+	}
+	return components.USD(r.Spend)
 }

@@ -20,6 +20,9 @@ type ModelRow struct {
 	Output     string
 	CacheRead  string
 	CacheWrite string
+	// AliasOf is, for an organisation alias, the model (or "auto") it
+	// names; "" for a model.
+	AliasOf string
 }
 
 // ProviderRow is one of the organisation's own providers.

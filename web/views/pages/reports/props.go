@@ -17,8 +17,10 @@ type FormProps struct {
 	To     string
 	Group  string
 	Groups []string // the valid groups, in display order
-	Error  string
-	Fields map[string]string
+	// Presets are quick periods ending today: label and from date.
+	Presets [][2]string
+	Error   string
+	Fields  map[string]string
 }
 
 // query is the form's values as a query string.
@@ -39,6 +41,27 @@ type PreviewProps struct {
 	Valid  bool
 	Rows   []analytics.BreakdownRow
 	Totals analytics.BreakdownRow
+	// KeyNames names keys by id for the key grouping ("name (rk_prefix)").
+	KeyNames map[string]string
+}
+
+// label is how a row's group value shows: a key by its name, an empty tag
+// as "(untagged)", any other empty value as "-".
+func (p PreviewProps) label(key string) string {
+	switch {
+	case p.Form.Group == "key" && p.KeyNames[key] != "":
+		return p.KeyNames[key]
+	case p.Form.Group == "tag" && key == "":
+		return "(untagged)"
+	case key == "":
+		return "-"
+	}
+	return key
+}
+
+// presetURL is the report for the preset's period, grouped as the form is.
+func (p FormProps) presetURL(from string) string {
+	return "/reports?" + url.Values{"from": {from}, "to": {p.To}, "group": {p.Group}}.Encode()
 }
 
 // PageProps is the whole reports page.

@@ -51,10 +51,13 @@ var RouteKinds = []string{"explicit", "routed", "pinned", "cache"}
 // ResultsProps is one page of results.
 type ResultsProps struct {
 	Filter Filter
-	Rows   []analytics.Request
-	Next   string // cursor of the next page, "" on the last
-	Cursor string // cursor of this page, "" on the first
-	Error  string
+	// KeyNames names keys by id ("name (rk_prefix)"); a key missing from it
+	// (deleted) shows its id.
+	KeyNames map[string]string
+	Rows     []analytics.Request
+	Next     string // cursor of the next page, "" on the last
+	Cursor   string // cursor of this page, "" on the first
+	Error    string
 }
 
 // PageProps is the whole explorer page.
@@ -69,6 +72,8 @@ type TimelineProps struct {
 	Layout    layout.Props
 	RequestID string
 	Timeline  analytics.RequestTimeline
+	KeyName   string // the key's name and prefix; its id when unknown
+	Waterfall Waterfall
 	// Content is the stored prompt and response, nil when none is shown;
 	// ContentNote then says why.
 	Content     *Content
@@ -121,4 +126,29 @@ func shortID(id string) string {
 		return id[:8]
 	}
 	return id
+}
+
+// keyName is the name KeyNames gives id, else id itself ("-" for none).
+func keyName(names map[string]string, id string) string {
+	if n, ok := names[id]; ok {
+		return n
+	}
+	if id == "" {
+		return "-"
+	}
+	return id
+}
+
+// candidates are the router's scores recorded on r, best first.
+func candidates(r *analytics.Request) []analytics.Candidate {
+	return analytics.ParseCandidates(r.Candidates)
+}
+
+func score(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
+
+func servedClass(c analytics.Candidate, served string) string {
+	if c.Model == served {
+		return "served"
+	}
+	return ""
 }

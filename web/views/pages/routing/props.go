@@ -16,19 +16,22 @@ type Bundle struct {
 
 // FormProps is the settings form with the values as typed and their errors.
 type FormProps struct {
-	CSRF        string
-	Alpha       string // "" means the deployment default
-	Allow       string // one model id per line
-	Deny        string
-	Aliases     string // one "requested-name = target" per line
-	CacheBypass bool
-	BundleID    string // "" means the default bundle
-	Bundles     []Bundle
-	CanEdit     bool // admins and owners
-	Updated     string
-	Saved       bool
-	Error       string
-	Fields      map[string]string
+	CSRF  string
+	Alpha string // "" means the deployment default
+	// DefaultAlpha is the deployment's default dial, the effective one
+	// while Alpha is empty.
+	DefaultAlpha string
+	Allow        string // one model id per line
+	Deny         string
+	Aliases      string // one "requested-name = target" per line
+	CacheBypass  bool
+	BundleID     string // "" means the default bundle
+	Bundles      []Bundle
+	CanEdit      bool // admins and owners
+	Updated      string
+	Saved        bool
+	Error        string
+	Fields       map[string]string
 }
 
 // BundleRow is one trained bundle in the bundles table.
@@ -58,6 +61,7 @@ type TrainProps struct {
 // save or an upload, so the bundle list and the active marker stay current.
 type ContentProps struct {
 	Form    FormProps
+	Try     TryProps
 	Bundles []BundleRow
 	Train   TrainProps
 	CanEdit bool
@@ -67,4 +71,35 @@ type ContentProps struct {
 type PageProps struct {
 	Layout  layout.Props
 	Content ContentProps
+}
+
+// Effective is the dial routed requests use and where it comes from
+// (a key's own dial still wins for that key).
+func (p FormProps) Effective() string {
+	if p.Alpha != "" {
+		return p.Alpha + " (this organisation's)"
+	}
+	return p.DefaultAlpha + " (the deployment default)"
+}
+
+// TryProps is the "try a prompt" form and the router's answer for it.
+type TryProps struct {
+	CSRF   string
+	Model  string // as typed; "" means auto
+	Prompt string
+	Error  string
+	// Answer is the decision, nil before a try.
+	Answer *TryAnswer
+}
+
+// TryAnswer is the router's decision for a tried prompt.
+type TryAnswer struct {
+	Requested string
+	Model     string
+	Route     string
+	Policy    string
+	Baseline  string
+	Decision  string // alpha, bundle and the like; "" for an explicit model
+	Targets   []string
+	Scores    [][2]string // model, score; best first
 }
