@@ -55,7 +55,9 @@ type Import struct {
 // ImportLiteLLM reads LiteLLM's model_prices_and_context_window.json and
 // matches each entry of a first-party provider (anthropic, openai, gemini,
 // deepseek) to a model of base by id, alias or upstream id on that provider
-// (a "provider/" prefix in the key is dropped). A matched model whose price
+// (a "provider/" prefix in the key is dropped); when several keys name one
+// model, the key equal to the upstream id the provider bills is used. A
+// matched model whose price
 // differs from base's gets the file's price (per million tokens, rounded to
 // 1e-6 dollars; a price the file does not give keeps base's). Prices that
 // are negative or not numbers make the import fail.

@@ -302,36 +302,10 @@ func TestCodexOverAnthropicUpstream(t *testing.T) {
 	in := startHeddle(t, nil)
 	tn := signUp(t, in.URL, "codex@example.com", "anthropic", fakeSecret, up.URL)
 
-	work, home := t.TempDir(), t.TempDir()
-	connectClient(t, home, "codex", tn.Key, in.URL, "--model", "claude-sonnet-4-5")
-	target := filepath.Join(work, "hello.txt")
 	const callID = "toolu_01CodexShell9"
-	const final = "Created hello.txt."
-	args, _ := json.Marshal(map[string]string{"cmd": "printf 'Hello from Codex\\n' > hello.txt", "workdir": work})
 	const model = "claude-sonnet-4-5-20250929"
-	up.Script(model, dispatchtest.Tool(callID, "exec_command", string(args)), dispatchtest.OK(final))
-
-	run := runAgent(t, bin, work, map[string]string{"HOME": home},
-		"exec", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox",
-		"Create a file hello.txt containing the line: Hello from Codex")
-	ok := true
-	fail := func(format string, a ...any) {
-		t.Helper()
-		ok = false
-		t.Errorf(format, a...)
-	}
-	if run.err != nil {
-		fail("codex exited with %v", run.err)
-	}
-	if got, err := os.ReadFile(target); err != nil || string(got) != "Hello from Codex\n" {
-		fail("hello.txt = %q, %v", got, err)
-	}
-	if !strings.Contains(run.stdout, final) {
-		fail("codex's output lacks the final text %q", final)
-	}
-	if n := up.Pending(); n != 0 {
-		fail("%d scripted steps were never played", n)
-	}
+	cx := codexHello(t, bin, in, up, tn.Key, model, callID, "--model", "claude-sonnet-4-5")
+	args, fail := cx.args, cx.fail
 	reqs := up.Requests()
 	for _, r := range reqs {
 		if r.Format != llm.FormatAnthropic || r.Path != "/v1/messages" || r.Model != model || !r.Stream {
@@ -339,13 +313,11 @@ func TestCodexOverAnthropicUpstream(t *testing.T) {
 		}
 	}
 	if len(reqs) == 2 {
-		checkCodexAnthropicTurns(t, reqs[1], callID, string(args), fail)
+		checkCodexAnthropicTurns(t, reqs[1], callID, args, fail)
 	} else {
 		fail("the upstream got %d requests, want 2", len(reqs))
 	}
-	if !ok {
-		run.explain(t, in, up)
-	}
+	cx.explainOnFailure()
 }
 
 // checkCodexAnthropicTurns checks Codex's second turn as the Anthropic

@@ -39,42 +39,15 @@ func TestCodexDefaultModelOverChat(t *testing.T) {
 	up := dispatchtest.NewUpstream(t)
 	in := startHeddle(t, nil)
 	tn := signUp(t, in.URL, "codex-default@example.com", "openai", fakeSecret, up.URL+"/v1")
-	work, home := t.TempDir(), t.TempDir()
-	connectClient(t, home, "codex", tn.Key, in.URL)
-	config, err := os.ReadFile(filepath.Join(home, ".codex", "config.toml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if st, _ := os.Stat(filepath.Join(home, ".codex", "config.toml")); st == nil || st.Mode().Perm() != 0o600 {
-		t.Errorf("config.toml mode %v, want 0600", st)
+	const callID = "call_codex_default_1"
+	cx := codexHello(t, bin, in, up, tn.Key, codexDefaultModel, callID)
+	fail := cx.fail
+	path := filepath.Join(cx.home, ".codex", "config.toml")
+	config, err := os.ReadFile(path)
+	if st, _ := os.Stat(path); err != nil || st == nil || st.Mode().Perm() != 0o600 {
+		fail("config.toml: %v, mode %v; want 0600", err, st)
 	}
 	t.Logf("config.toml:\n%s", config)
-
-	const callID = "call_codex_default_1"
-	const final = "Created hello.txt."
-	args, _ := json.Marshal(map[string]string{"cmd": "printf 'Hello from Codex\\n' > hello.txt", "workdir": work})
-	up.Script(codexDefaultModel, dispatchtest.Tool(callID, "exec_command", string(args)), dispatchtest.OK(final))
-	run := runAgent(t, bin, work, map[string]string{"HOME": home},
-		"exec", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox",
-		"Create a file hello.txt containing the line: Hello from Codex")
-	ok := true
-	fail := func(format string, a ...any) {
-		t.Helper()
-		ok = false
-		t.Errorf(format, a...)
-	}
-	if run.err != nil {
-		fail("codex exited with %v", run.err)
-	}
-	if got, err := os.ReadFile(filepath.Join(work, "hello.txt")); err != nil || string(got) != "Hello from Codex\n" {
-		fail("hello.txt = %q, %v", got, err)
-	}
-	if !strings.Contains(run.stdout, final) {
-		fail("codex's output lacks the final text %q", final)
-	}
-	if n := up.Pending(); n != 0 {
-		fail("%d scripted steps were never played", n)
-	}
 	reqs := up.Requests()
 	for _, r := range reqs {
 		if r.Format != llm.FormatChat || r.Path != "/v1/chat/completions" || r.Model != codexDefaultModel || !r.Stream {
@@ -113,9 +86,62 @@ func TestCodexDefaultModelOverChat(t *testing.T) {
 			fail("request row %+v, want 200 at 70 micros decided explicit:%s", r, codexDefaultModel)
 		}
 	}
-	if !ok {
-		run.explain(t, in, up)
+	cx.explainOnFailure()
+}
+
+// codexRun is one `codex exec` that was asked to create hello.txt.
+type codexRun struct {
+	t          *testing.T
+	in         *instance
+	up         *dispatchtest.Upstream
+	run        agentRun
+	home, args string // HOME the config was written to; the scripted call's arguments
+	ok         bool
+}
+
+// fail records a failure; explainOnFailure then prints the run's details.
+func (c *codexRun) fail(format string, a ...any) {
+	c.t.Helper()
+	c.ok = false
+	c.t.Errorf(format, a...)
+}
+
+func (c *codexRun) explainOnFailure() {
+	c.t.Helper()
+	if !c.ok {
+		c.run.explain(c.t, c.in, c.up)
 	}
+}
+
+// codexHello writes Codex's config with `heddle connect codex --write`
+// (plus extra flags), scripts the upstream to answer model with an
+// exec_command call writing hello.txt and then a final text, runs
+// `codex exec` with only HOME set, and checks the file, the final text and
+// that every scripted step was played.
+func codexHello(t *testing.T, bin string, in *instance, up *dispatchtest.Upstream, key, model, callID string, extra ...string) *codexRun {
+	t.Helper()
+	work, home := t.TempDir(), t.TempDir()
+	connectClient(t, home, "codex", key, in.URL, extra...)
+	const final = "Created hello.txt."
+	args, _ := json.Marshal(map[string]string{"cmd": "printf 'Hello from Codex\\n' > hello.txt", "workdir": work})
+	up.Script(model, dispatchtest.Tool(callID, "exec_command", string(args)), dispatchtest.OK(final))
+	c := &codexRun{t: t, in: in, up: up, home: home, args: string(args), ok: true}
+	c.run = runAgent(t, bin, work, map[string]string{"HOME": home},
+		"exec", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox",
+		"Create a file hello.txt containing the line: Hello from Codex")
+	if c.run.err != nil {
+		c.fail("codex exited with %v", c.run.err)
+	}
+	if got, err := os.ReadFile(filepath.Join(work, "hello.txt")); err != nil || string(got) != "Hello from Codex\n" {
+		c.fail("hello.txt = %q, %v", got, err)
+	}
+	if !strings.Contains(c.run.stdout, final) {
+		c.fail("codex's output lacks the final text %q", final)
+	}
+	if n := up.Pending(); n != 0 {
+		c.fail("%d scripted steps were never played", n)
+	}
+	return c
 }
 
 // TestConnectPrints: `heddle connect` prints each client's configuration for
