@@ -134,7 +134,7 @@ func New(cfg Config, d Deps, opts ...Option) (*Service, error) {
 	}
 	s.in = append(s.in, s.route)
 	if o.pins != nil {
-		p := pinStage{pins: o.pins, catalog: d.Catalog, plans: plans, executor: d.Executor, handover: o.handover, logger: d.Logger}
+		p := pinStage{pins: o.pins, catalog: d.Catalog, plans: plans, executor: d.Executor, handover: o.handover, logger: d.Logger, writes: newPinWrites()}
 		s.in, s.after = append(s.in, p), append(s.after, p)
 	}
 	var credit creditStage

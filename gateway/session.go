@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/heddle-gw/heddle/catalog"
@@ -43,7 +44,62 @@ type pinStage struct {
 	executor Executor
 	handover routing.HandoverConfig
 	logger   *slog.Logger
+	// writes are this replica's pin updates still in flight, so the next
+	// turn of a session waits for its own previous turn's update instead of
+	// reading the pin before it (a client that answers a tool call within
+	// milliseconds).
+	writes *pinWrites
 }
+
+// pinWrites tracks the pin updates in flight by key: read-your-writes for
+// the sessions this replica served; other replicas see the update once it
+// is stored.
+type pinWrites struct {
+	mu      sync.Mutex
+	pending map[routing.PinKey]chan struct{}
+}
+
+func newPinWrites() *pinWrites {
+	return &pinWrites{pending: map[routing.PinKey]chan struct{}{}}
+}
+
+// start registers an update of k and returns the function that ends it.
+func (w *pinWrites) start(k routing.PinKey) func() {
+	done := make(chan struct{})
+	w.mu.Lock()
+	w.pending[k] = done
+	w.mu.Unlock()
+	return func() {
+		w.mu.Lock()
+		if w.pending[k] == done {
+			delete(w.pending, k)
+		}
+		w.mu.Unlock()
+		close(done)
+	}
+}
+
+// wait blocks until the update of k in flight (if any) ended, ctx ended or
+// limit passed: a slow pin store delays the next turn by at most limit.
+func (w *pinWrites) wait(ctx context.Context, k routing.PinKey, limit time.Duration) {
+	w.mu.Lock()
+	done := w.pending[k]
+	w.mu.Unlock()
+	if done == nil {
+		return
+	}
+	t := time.NewTimer(limit)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}
+
+// pinWriteWait bounds how long a turn waits for its session's previous
+// pin update on this replica.
+const pinWriteWait = 250 * time.Millisecond
 
 func (s pinStage) run(ctx context.Context, p *pass) error {
 	if p.res.decision == nil {
@@ -69,7 +125,9 @@ func (s pinStage) follow(ctx context.Context, p *pass) {
 	}
 	u := p.result.Usage
 	next := st.pin.Advance(p.result.Served.Model, u.Input+u.CacheRead+u.CacheWrite, time.Now())
+	end := s.writes.start(st.key) // before the answer is sent
 	go func() {
+		defer end()
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
 		if err := s.pins.Put(ctx, st.key, next, 0); err != nil {
@@ -90,6 +148,7 @@ func (s pinStage) apply(ctx context.Context, c Caller, sid string, req *llm.Requ
 		return nil // no session to pin (no header and nothing to derive one from)
 	}
 	res.session = st
+	s.writes.wait(ctx, st.key, pinWriteWait)
 	pin, ok, err := s.pins.Get(ctx, st.key)
 	if err != nil {
 		// Pins are an optimisation: without one the router's choice stands.

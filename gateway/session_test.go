@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
@@ -57,7 +58,7 @@ func TestPinStage(t *testing.T) {
 				pins = failingPins{store}
 			}
 			s := testService(t, Config{}, Deps{Routers: StaticRouters{Router: router}})
-			st := pinStage{pins: pins, catalog: s.d.Catalog, plans: s.plans, executor: s.d.Executor, logger: s.d.Logger}
+			st := pinStage{pins: pins, catalog: s.d.Catalog, plans: s.plans, executor: s.d.Executor, logger: s.d.Logger, writes: newPinWrites()}
 			// A long conversation the pinned model's prompt cache holds.
 			req := userReq(tt.model, "keep refactoring parse.go "+strings.Repeat("func parse() error { return nil } ", 2500))
 			p := &pass{t: &Turn{RequestID: "req", Header: http.Header{routing.HeaderHeddleSession: {"s1"}}, Caller: Caller{OrgID: "org", KeyID: "key"}}, req: req}
@@ -88,5 +89,46 @@ func TestPinStage(t *testing.T) {
 				return ok && pin.Model == tt.wantPin && (tt.wantRoute == RouteExplicit || pin.LastInputTokens == 100)
 			})
 		})
+	}
+}
+
+// slowPins is a PinStore whose writes wait until release is closed.
+type slowPins struct {
+	*routingtest.PinStore
+	release chan struct{}
+}
+
+func (s slowPins) Put(ctx context.Context, k routing.PinKey, p routing.Pin, ttl time.Duration) error {
+	<-s.release
+	return s.PinStore.Put(ctx, k, p, ttl)
+}
+
+// TestPinReadYourWrites: the next turn of a session on this replica reads
+// the pin its previous turn is still writing in the background, instead of
+// routing afresh before the write lands (a client answering a tool call
+// within milliseconds).
+func TestPinReadYourWrites(t *testing.T) {
+	pins := slowPins{routingtest.NewPinStore(nil), make(chan struct{})}
+	w := newPinWrites()
+	key := routing.PinKey{OrgID: "org", KeyID: "key", Session: "s1", Role: "main"}
+	st := pinStage{pins: pins, writes: w, logger: slog.New(slog.DiscardHandler)}
+	first := &pass{res: &resolution{session: &sessionState{key: key}}, result: &dispatch.Result{Served: dispatch.Target{Model: "gpt-5-mini"}}}
+	st.follow(context.Background(), first) // the update waits on release
+
+	w.mu.Lock()
+	_, inFlight := w.pending[key]
+	w.mu.Unlock()
+	if !inFlight {
+		t.Fatal("the update was not registered before follow returned")
+	}
+	read := make(chan routing.Pin, 1)
+	go func() {
+		w.wait(context.Background(), key, time.Minute)
+		p, _, _ := pins.Get(context.Background(), key)
+		read <- p
+	}()
+	close(pins.release)
+	if p := <-read; p.Model != "gpt-5-mini" {
+		t.Fatalf("next turn read pin %+v, want the previous turn's model", p)
 	}
 }
