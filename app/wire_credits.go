@@ -173,7 +173,7 @@ func (w *webhookAlerts) Notify(ctx context.Context, a credits.LowBalance) {
 	}()
 }
 
-// Sign is the webhook signature of body under secret.
+// sign is the webhook signature of body under secret.
 func sign(secret, body []byte) string {
 	m := hmac.New(sha256.New, secret)
 	m.Write(body)
