@@ -39,6 +39,7 @@ func serveCommand(ctx context.Context, getenv func(string) string, stderr io.Wri
 	}
 	go c.auth.Run(ctx)
 	go runContentJanitor(ctx, c.contents, cfg.ContentJanitorInterval, logger.With("component", "content"))
+	go runReservationJanitor(ctx, c.credits, 5*time.Minute, logger.With("component", "credits"))
 	go c.spend.Run(ctx, spendFlushInterval, 2*time.Second, func(err error) {
 		logger.Warn("budget spend flush (retried next time)", "err", err)
 	})
