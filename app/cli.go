@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	chstore "github.com/heddle-gw/heddle/analytics/clickhouse"
+	"github.com/heddle-gw/heddle/credits"
 	"github.com/heddle-gw/heddle/tenancy"
 )
 
@@ -59,6 +60,10 @@ func keysCommand(ctx context.Context, args []string, getenv func(string) string,
 	}
 	if *org == "" {
 		return errors.New("keys create: --org is required")
+	}
+	if *org == credits.PlatformOrgID || *org == "heddle-platform" {
+		// Its credentials are the platform's: a key of its own would spend them unbilled.
+		return errors.New("keys create: the platform organisation holds platform credentials and has no keys")
 	}
 	c, err := openTenancy(ctx, getenv, stderr)
 	if err != nil {

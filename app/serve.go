@@ -46,6 +46,7 @@ func serveCommand(ctx context.Context, getenv func(string) string, environ []str
 	}
 	go c.auth.Run(ctx)
 	go runContentJanitor(ctx, c.contents, cfg.ContentJanitorInterval, logger.With("component", "content"))
+	go runReservationJanitor(ctx, c.credits, 5*time.Minute, logger.With("component", "credits"))
 	// Spend keeps syncing through the drain; closeStores flushes the rest.
 	spendCtx, stopSpend := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopSpend()

@@ -173,7 +173,7 @@ func (w *webhookAlerts) Notify(ctx context.Context, a credits.LowBalance) {
 	}()
 }
 
-// Sign is the webhook signature of body under secret.
+// sign is the webhook signature of body under secret.
 func sign(secret, body []byte) string {
 	m := hmac.New(sha256.New, secret)
 	m.Write(body)
@@ -254,4 +254,23 @@ func (p operatorPayments) Credit(ctx context.Context, pay web.Payment) (*credits
 	}
 	return p.credits.Credit(ctx, credits.CreditInput{OrgID: pay.OrgID, Kind: credits.KindTopUp, AmountMicros: pay.AmountMicros,
 		Actor: pay.Actor, Reason: reason, Reference: pay.Reference})
+}
+
+// runReservationJanitor releases stale credit reservations (a replica that
+// stopped before settling) every interval until ctx ends.
+func runReservationJanitor(ctx context.Context, c *credits.Service, interval time.Duration, logger *slog.Logger) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			sctx, cancel := context.WithTimeout(ctx, time.Minute)
+			if _, err := c.ReleaseStale(sctx); err != nil {
+				logger.WarnContext(ctx, "stale credit reservations not released (retried next sweep)", "err", err)
+			}
+			cancel()
+		}
+	}
 }

@@ -18,5 +18,8 @@
 // tokenizers never produce more tokens than bytes) at the dearer of the
 // input and cache-write prices, and output at the request's max tokens (the
 // model's maximum when unset): for an upstream whose reported usage stays
-// within those, the bound is 0 and the balance never goes negative.
+// within those, the bound is 0 and the balance never goes negative. A hold
+// older than StaleAfter (its replica died) is released; a call that still
+// settles after that is debited without a hold, which the bound does not
+// cover.
 package credits

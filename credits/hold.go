@@ -59,6 +59,30 @@ func (s *Service) Release(ctx context.Context, r *Reservation) error {
 	return nil
 }
 
+// StaleAfter is how old a reservation must be before ReleaseStale gives
+// its credit back: longer than any call holds one. A call that still
+// settles later is debited all the same.
+const StaleAfter = time.Hour
+
+// ReleaseStale releases reservations older than StaleAfter (their replica
+// stopped before settling them) and returns how many.
+func (s *Service) ReleaseStale(ctx context.Context) (int, error) {
+	rs, err := s.store.StaleReservations(ctx, s.cfg.Now().Add(-StaleAfter))
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for i := range rs {
+		if err := s.store.Release(ctx, rs[i].OrgID, rs[i].ID); err != nil && !errors.Is(err, ErrNotFound) {
+			return n, err
+		}
+		n++
+		s.cfg.Logger.WarnContext(ctx, "stale credit reservation released", "org_id", rs[i].OrgID, "request_id", rs[i].RequestID,
+			"reservation_id", rs[i].ID, "amount_micros", rs[i].AmountMicros)
+	}
+	return n, nil
+}
+
 // ChargeFee debits a plan's fee on a BYOK call (no reservation: the fee is
 // a share of a cost the organisation's own credential already paid).
 func (s *Service) ChargeFee(ctx context.Context, orgID, requestID string, u Use) error {

@@ -54,8 +54,9 @@ type LedgerStore interface {
 	Reserve(ctx context.Context, r *Reservation) error
 	// Settle ends reservation id of orgID by appending debit (its amount
 	// negative or 0; 0 appends nothing) and releasing the hold, in one
-	// transaction. A reservation already ended is ErrNotFound and nothing
-	// is appended.
+	// transaction. A reservation already released as stale still gets its
+	// debit; the ledger keeps one debit per request, so a second
+	// settlement appends nothing.
 	Settle(ctx context.Context, orgID, id string, debit *Entry) error
 	// Release ends reservation id of orgID without a debit (ErrNotFound
 	// when it was already ended).
@@ -67,6 +68,9 @@ type LedgerStore interface {
 	// first, older than the cursor entry before (by time, then id; ""
 	// starts at the newest).
 	Entries(ctx context.Context, orgID string, q EntryQuery) ([]Entry, error)
+	// StaleReservations lists every organisation's reservations created
+	// before t (holds whose replica never settled them).
+	StaleReservations(ctx context.Context, before time.Time) ([]Reservation, error)
 	// Reservations lists orgID's held reservations, oldest first.
 	Reservations(ctx context.Context, orgID string) ([]Reservation, error)
 	// Usage groups orgID's debits in [from, to) by model and key, dearest

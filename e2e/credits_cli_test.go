@@ -25,6 +25,9 @@ func TestOperatorCLIAndPlatformRotation(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cliEnv := map[string]string{"HEDDLE_DATA_DIR": dataDir, "HEDDLE_MASTER_KEYSET_FILE": filepath.Join(dataDir, "master-keyset.json")}
+	if out, err := runCLI(ctx, t, cliEnv, "keys", "create", "--org", "heddle-platform"); err == nil {
+		t.Fatalf("a key was issued for the platform organisation: %s", out)
+	}
 	if out, err := runCLI(ctx, t, cliEnv, "operator", "add", "nobody@example.com"); err == nil {
 		t.Fatalf("operator add of an unknown user succeeded: %s", out)
 	}

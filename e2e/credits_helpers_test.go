@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"context"
-	"time"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
@@ -15,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // platformSecret is the platform credential's secret; byokSecret the

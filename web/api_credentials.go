@@ -54,6 +54,11 @@ func (a *API) listCredentials(c *fiber.Ctx) error {
 	if err != nil {
 		return a.fail(c, err)
 	}
+	return a.sendCredentials(c, act)
+}
+
+// sendCredentials answers act's organisation's credentials (never secrets).
+func (a *API) sendCredentials(c *fiber.Ctx, act tenancy.Actor) error {
 	cs, err := a.d.Credentials.List(c.UserContext(), act)
 	if err != nil {
 		return a.fail(c, err)

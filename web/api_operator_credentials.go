@@ -14,17 +14,7 @@ func platformActor(c *fiber.Ctx) tenancy.Actor {
 	return tenancy.Actor{UserID: AuthOf(c).UserID, OrgID: credits.PlatformOrgID, Role: tenancy.RoleOwner}
 }
 
-func (a *API) opCredentials(c *fiber.Ctx) error {
-	cs, err := a.d.Credentials.List(c.UserContext(), platformActor(c))
-	if err != nil {
-		return a.fail(c, err)
-	}
-	out := make([]credentialView, len(cs))
-	for i := range cs {
-		out[i] = viewCredential(&cs[i])
-	}
-	return c.JSON(fiber.Map{"credentials": out})
-}
+func (a *API) opCredentials(c *fiber.Ctx) error { return a.sendCredentials(c, platformActor(c)) }
 
 // opAddCredential uploads a platform credential (sealed under the
 // platform's data key); with "test": true it is stored only if it works.

@@ -147,7 +147,9 @@ func end(tx *gorm.DB, orgID, id string) (int64, error) {
 func (s *Store) Settle(ctx context.Context, orgID, id string, debit *credits.Entry) error {
 	err := s.conn(ctx).Transaction(func(tx *gorm.DB) error {
 		held, err := end(tx, orgID, id)
-		if err != nil {
+		if errors.Is(err, gorm.ErrRecordNotFound) || errors.Is(err, credits.ErrNotFound) {
+			held = 0 // released as stale meanwhile: the debit is still owed
+		} else if err != nil {
 			return err
 		}
 		if err := tx.Model(&accountRow{}).Where("org_id = ?", orgID).Updates(map[string]any{
@@ -214,6 +216,19 @@ func (s *Store) Entries(ctx context.Context, orgID string, q credits.EntryQuery)
 	out := make([]credits.Entry, len(rows))
 	for i := range rows {
 		out[i] = rows[i].entry()
+	}
+	return out, nil
+}
+
+// StaleReservations lists reservations created before t, oldest first.
+func (s *Store) StaleReservations(ctx context.Context, before time.Time) ([]credits.Reservation, error) {
+	var rows []reservationRow
+	if err := s.conn(ctx).Where("created_at < ?", before.UTC()).Order("created_at, id").Limit(1000).Find(&rows).Error; err != nil {
+		return nil, mapErr("stale reservations", err)
+	}
+	out := make([]credits.Reservation, len(rows))
+	for i, r := range rows {
+		out[i] = credits.Reservation{ID: r.ID, OrgID: r.OrgID, RequestID: r.RequestID, AmountMicros: r.AmountMicros, CreatedAt: r.CreatedAt.UTC()}
 	}
 	return out, nil
 }

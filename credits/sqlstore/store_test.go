@@ -74,8 +74,8 @@ func TestReserveSettleRelease(t *testing.T) {
 		if err := svc.Settle(ctx, r1, credits.Use{Micros: 250, Model: "m1", KeyID: "k1"}); err != nil {
 			t.Fatal(err)
 		}
-		if err := svc.Settle(ctx, r1, credits.Use{Micros: 250, Model: "m1", KeyID: "k1"}); err == nil {
-			t.Fatal("a reservation settled twice")
+		if err := svc.Settle(ctx, r1, credits.Use{Micros: 250, Model: "m1", KeyID: "k1"}); err != nil {
+			t.Fatalf("a second settlement: %v", err)
 		}
 		r2, err := svc.Reserve(ctx, "org_a", "req-2", 700)
 		if err != nil {
@@ -240,6 +240,51 @@ func TestStatement(t *testing.T) {
 		want := "[11-01 topup 0 5000 11-02 debit 2 -50 11-03 debit 1 -50 11-04 adjustment 0 -100]"
 		if fmt.Sprint(got) != want || st.Opening != 1000 || st.Closing != 5800 || st.Totals[credits.KindDebit] != -100 || st.Totals[credits.KindTopUp] != 5000 {
 			t.Fatalf("statement lines %v opening %d closing %d totals %v\nwant %s, 1000, 5800", got, st.Opening, st.Closing, st.Totals, want)
+		}
+	})
+}
+
+// TestStaleReservations: a hold older than StaleAfter is released (its
+// credit available again); its call settling afterwards is still debited,
+// once.
+func TestStaleReservations(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, d testdb.DB) {
+		ctx := context.Background()
+		addOrg(t, d.DB, "org_a")
+		now := time.Now().UTC()
+		clock := func() time.Time { return now }
+		svc := credits.NewService(sqlstore.New(d.DB), credits.Config{Now: clock})
+		if _, _, err := svc.Credit(ctx, credits.CreditInput{OrgID: "org_a", Kind: credits.KindGrant, AmountMicros: 1000, Actor: "op"}); err != nil {
+			t.Fatal(err)
+		}
+		old, err := svc.Reserve(ctx, "org_a", "req-old", 800)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n, err := svc.ReleaseStale(ctx); err != nil || n != 0 {
+			t.Fatalf("fresh hold released: %d %v", n, err)
+		}
+		now = now.Add(credits.StaleAfter + time.Minute)
+		fresh, err := svc.Reserve(ctx, "org_a", "req-new", 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n, err := svc.ReleaseStale(ctx); err != nil || n != 1 {
+			t.Fatalf("stale holds released: %d %v, want 1", n, err)
+		}
+		if a, _ := svc.Account(ctx, "org_a"); a.ReservedMicros != 100 {
+			t.Fatalf("reserved %d after the sweep, want the fresh hold's 100", a.ReservedMicros)
+		}
+		if err := svc.Settle(ctx, old, credits.Use{Micros: 300, Model: "m", KeyID: "k"}); err != nil {
+			t.Fatal(err)
+		}
+		if err := svc.Settle(ctx, fresh, credits.Use{Micros: 50, Model: "m", KeyID: "k"}); err != nil {
+			t.Fatal(err)
+		}
+		a, _ := svc.Account(ctx, "org_a")
+		es, _ := svc.Entries(ctx, "org_a", credits.EntryQuery{})
+		if a.BalanceMicros != 650 || a.ReservedMicros != 0 || len(es) != 3 {
+			t.Fatalf("account %+v with %d entries, want balance 650, nothing reserved, a grant and two debits", a, len(es))
 		}
 	})
 }
