@@ -86,7 +86,7 @@ func Evaluate(ctx context.Context, b *routing.Bundle, emb routing.Embedder, test
 	if err != nil {
 		return nil, err
 	}
-	vecs, err := embedAll(ctx, emb, test)
+	vecs, err := embedAll(ctx, emb, test, func(int) {})
 	if err != nil {
 		return nil, err
 	}

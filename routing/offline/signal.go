@@ -28,7 +28,7 @@ type SignalRow struct {
 // k, with emb (fitted as Train fits it). It is quadratic in the size of each
 // task: a diagnostic for evaluation data, not for the request path.
 func QuerySignal(ctx context.Context, emb routing.Embedder, samples []Sample, models []string, ks []int) ([]SignalRow, error) {
-	vecs, err := embedAll(ctx, emb, samples)
+	vecs, err := embedAll(ctx, emb, samples, func(int) {})
 	if err != nil {
 		return nil, err
 	}

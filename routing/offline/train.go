@@ -44,7 +44,19 @@ type TrainConfig struct {
 	Date    string
 	Sources []string
 	Notes   string
+	// Progress, when not nil, is told the stage (routing.StageEmbedding,
+	// routing.StageClustering) and the percent of the whole training done,
+	// from the training's goroutine.
+	Progress func(stage string, percent int)
 }
+
+// Shares of a training's progress: embedding the prompts takes the first
+// embedShare percent, k-means the rest up to trainShare (the caller stores
+// the bundle after).
+const (
+	embedShare = 40
+	trainShare = 95
+)
 
 func (c *TrainConfig) defaults() {
 	if c.K <= 0 {
@@ -93,11 +105,19 @@ func Train(ctx context.Context, cfg TrainConfig, samples []Sample, emb routing.E
 		p := fitted.Params()
 		lexParams, emb = &p, fitted
 	}
-	points, err := embedAll(ctx, emb, samples)
+	progress := cfg.Progress
+	if progress == nil {
+		progress = func(string, int) {}
+	}
+	progress(routing.StageEmbedding, 0)
+	points, err := embedAll(ctx, emb, samples, func(i int) { progress(routing.StageEmbedding, embedShare*i/len(samples)) })
 	if err != nil {
 		return nil, err
 	}
-	km, err := KMeans(ctx, points, cfg.K, cfg.Seed, cfg.Restarts, cfg.MaxIter)
+	progress(routing.StageClustering, embedShare)
+	km, err := kmeans(ctx, points, cfg.K, cfg.Seed, cfg.Restarts, cfg.MaxIter, func(r, n int) {
+		progress(routing.StageClustering, embedShare+(trainShare-embedShare)*r/n)
+	})
 	if err != nil {
 		return nil, fmt.Errorf("routing: k-means: %w", err)
 	}
@@ -131,9 +151,18 @@ func Train(ctx context.Context, cfg TrainConfig, samples []Sample, emb routing.E
 	return b, nil
 }
 
-func embedAll(ctx context.Context, emb routing.Embedder, samples []Sample) ([][]float32, error) {
+// embedAll embeds every sample's prompt, telling done(i) every
+// progressEvery samples and stopping with ctx's error between them.
+func embedAll(ctx context.Context, emb routing.Embedder, samples []Sample, done func(i int)) ([][]float32, error) {
+	const progressEvery = 256
 	points := make([][]float32, len(samples))
 	for i, s := range samples {
+		if i%progressEvery == 0 && i > 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			done(i)
+		}
 		v, err := emb.Embed(ctx, s.Prompt)
 		if err != nil {
 			return nil, fmt.Errorf("%w: sample %d: %w", routing.ErrEmbed, i, err)
