@@ -90,7 +90,7 @@ type Jobs struct {
 
 // pending is a job of this replica, queued or running.
 type pending struct {
-	job    routing.TrainingJob // guarded by Jobs.mu
+	job  routing.TrainingJob // guarded by Jobs.mu
 	data *OrgData
 	// ctx and cancel are the job's own context, set when it starts.
 	ctx    context.Context

@@ -65,7 +65,9 @@ func (g *gatedBundles) GetBundle(context.Context, string, string) (*routing.Bund
 	return nil, routing.ErrBundleNotFound
 }
 
-func (g *gatedBundles) ListBundles(context.Context, string) ([]routing.BundleInfo, error) { return nil, nil }
+func (g *gatedBundles) ListBundles(context.Context, string) ([]routing.BundleInfo, error) {
+	return nil, nil
+}
 
 func (g *gatedBundles) snapshot() (calls, stored []string, waiting int) {
 	g.mu.Lock()

@@ -6,5 +6,6 @@
 // settings or bundles.
 //
 // Ring: adapter. It implements routing.OrgSettingsStore,
-// routing.OrgBundleStore and routing.TrainingJobStore (with its sweeper) and talks only to the *gorm.DB it is given.
+// routing.OrgBundleStore and routing.TrainingJobStore (with its sweeper)
+// and talks only to the *gorm.DB it is given.
 package orgsql
