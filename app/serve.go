@@ -38,6 +38,8 @@ func serveCommand(ctx context.Context, getenv func(string) string, stderr io.Wri
 		return err
 	}
 	go c.auth.Run(ctx)
+	trained := make(chan struct{}) // closed when the training queue stopped and marked its jobs
+	go func() { c.training.Run(ctx); close(trained) }()
 	go runContentJanitor(ctx, c.contents, cfg.ContentJanitorInterval, logger.With("component", "content"))
 	go c.spend.Run(ctx, spendFlushInterval, 2*time.Second, func(err error) {
 		logger.Warn("budget spend flush (retried next time)", "err", err)
@@ -62,6 +64,7 @@ func serveCommand(ctx context.Context, getenv func(string) string, stderr io.Wri
 	if err := c.tracing.shutdown(traceCtx); err != nil {
 		logger.Warn("trace shutdown", "err", err)
 	}
+	<-trained
 	return nil
 }
 

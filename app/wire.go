@@ -29,6 +29,7 @@ import (
 	"github.com/heddle-gw/heddle/llm/openaichat"
 	"github.com/heddle-gw/heddle/llm/responses"
 	"github.com/heddle-gw/heddle/routing"
+	"github.com/heddle-gw/heddle/routing/offline"
 	"github.com/heddle-gw/heddle/routing/orgsql"
 	"github.com/heddle-gw/heddle/routing/pinsql"
 	"github.com/heddle-gw/heddle/tenancy"
@@ -80,6 +81,7 @@ type components struct {
 	providers   map[string]dispatch.Provider
 	tracing     *tracing // nil: no OTLP endpoint, tracing off
 	contents    *analytics.Contents
+	training    *offline.Jobs // bundle training jobs (run by serveCommand)
 	adminAPI    *web.API
 	console     *web.Console
 }
@@ -152,6 +154,7 @@ func wire(ctx context.Context, cfg Config, logger *slog.Logger) (_ *components, 
 	c.orgBudgets = billing.NewOrgBudgets(billingsql.New(c.db), billing.OrgBudgetsConfig{})
 	limiter := c.keyLimiter()
 	c.contents = newContents(c)
+	c.training = newTraining(c)
 	guard, err := admission.New(admission.Deps{Limiter: limiter, Budgets: c.budgets, OrgBudgets: c.orgBudgets, Logger: logger})
 	if err != nil {
 		return nil, fmt.Errorf("app: admission: %w", err)

@@ -106,6 +106,9 @@ func (a *API) Mount(r fiber.Router) {
 	auth.Get("/routing", a.getRouting)
 	auth.Put("/routing", a.putRouting)
 	auth.Post("/routing/bundles", a.uploadBundle)
+	auth.Get("/routing/jobs", a.listJobs)
+	auth.Get("/routing/jobs/:id", a.getJob)
+	auth.Delete("/routing/jobs/:id", a.cancelJob)
 
 	auth.Get("/reports/cost", a.costReport)
 

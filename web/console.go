@@ -112,6 +112,8 @@ func (c *Console) Mount(r fiber.Router) {
 	r.Get("/routing", auth(c.routingPage)...)
 	r.Post("/routing", auth(c.saveRouting)...)
 	r.Post("/routing/bundles", auth(c.trainBundle)...)
+	r.Get("/routing/jobs/:id", auth(c.jobStatus)...)
+	r.Post("/routing/jobs/:id/cancel", auth(c.cancelJob)...)
 	r.Get("/models", auth(c.modelsPage)...)
 	r.Post("/models", auth(c.addModelsModel)...)
 	r.Post("/models/delete", auth(c.deleteModelsModel)...)

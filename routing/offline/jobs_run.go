@@ -82,9 +82,9 @@ func (j *Jobs) train(parent context.Context, p *pending) {
 	ctx, stop := context.WithTimeout(jobCtx, j.cfg.Timeout)
 	defer stop()
 	store := context.WithoutCancel(parent)
-	now := j.now()
+	started := j.now()
 	j.mu.Lock()
-	p.job.Status, p.job.Stage, p.job.StartedAt, p.job.Heartbeat = routing.JobRunning, routing.StageEmbedding, &now, now
+	p.job.Status, p.job.Stage, p.job.StartedAt, p.job.Heartbeat = routing.JobRunning, routing.StageEmbedding, &started, started
 	job := p.job
 	j.mu.Unlock()
 	if ok, err := j.store.UpdateJob(store, job, routing.JobQueued); err != nil || !ok {
@@ -104,9 +104,9 @@ func (j *Jobs) train(parent context.Context, p *pending) {
 		j.progress(p, routing.StageStoring, trainShare)
 		info, err = j.bundles.PutBundle(ctx, job.OrgID, b)
 	}
-	now = j.now()
+	ended := j.now()
 	j.mu.Lock()
-	p.job.FinishedAt, p.job.Heartbeat = &now, now
+	p.job.FinishedAt, p.job.Heartbeat = &ended, ended
 	switch {
 	case err == nil:
 		s := routing.SummaryOf(b)
@@ -127,7 +127,7 @@ func (j *Jobs) train(parent context.Context, p *pending) {
 		j.log.WarnContext(parent, "routing training outcome not stored", "org_id", job.OrgID, "job_id", job.ID, "err", werr)
 	}
 	j.log.InfoContext(parent, "routing training ended", "org_id", job.OrgID, "job_id", job.ID, "status", string(job.Status),
-		"bundle_id", job.BundleID, "error_code", job.ErrorCode, "samples", job.Samples, "duration_ms", now.Sub(*job.StartedAt).Milliseconds())
+		"bundle_id", job.BundleID, "error_code", job.ErrorCode, "samples", job.Samples, "duration_ms", ended.Sub(started).Milliseconds())
 }
 
 // progress sets p's stage and percent and writes them at once.
