@@ -151,4 +151,3 @@ func (a *API) saveRouting(ctx context.Context, act tenancy.Actor, s routing.OrgS
 		"bundle_id", s.BundleID, "allow", len(s.Allow), "deny", len(s.Deny), "cache_bypass", s.CacheBypass, "aliases", len(s.Aliases), "via", via)
 	return nil
 }
-

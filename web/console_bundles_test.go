@@ -59,15 +59,6 @@ func (v *visitor) train(data []byte, withToken bool, h hdr) *page {
 	return &page{status: resp.StatusCode, header: resp.Header, body: string(raw), doc: doc}
 }
 
-// clone is another browser tab of the same session (for concurrent use).
-func (v *visitor) clone() *visitor {
-	c := v.f.visitor()
-	for k, val := range v.cookies {
-		c.cookies[k] = val
-	}
-	return c
-}
-
 func TestConsoleTrainBundle(t *testing.T) {
 	store := newRoutingStore()
 	f := newConsoleFixture(t, withRouting(store, 0))
