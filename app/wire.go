@@ -202,7 +202,7 @@ func (c *components) wireTenancy() error {
 		Resolver: c.resolver, Changed: c.usable.Invalidate, AllowPrivateBaseURL: c.cfg.AllowPrivate,
 		ProviderAllowed: func(name string) bool { _, err := c.catalog.Provider(name); return err == nil },
 	})
-	c.members = tenancy.NewMembers(c.store, tenancy.MembersConfig{})
+	c.members = tenancy.NewMembers(c.store, tenancy.MembersConfig{Auth: c.auth})
 	if c.sessions, err = tenancy.NewSessions(c.store, tenancy.SessionConfig{Secret: secret}); err != nil {
 		return fmt.Errorf("app: sessions: %w", err)
 	}
