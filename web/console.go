@@ -98,6 +98,7 @@ func (c *Console) Mount(r fiber.Router) {
 	r.Get("/keys", auth(c.keysPage)...)
 	r.Post("/keys", auth(c.createKey)...)
 	r.Post("/keys/:id/revoke", auth(c.revokeKey)...)
+	r.Post("/keys/:id/reinstate", auth(c.reinstateKey)...)
 	r.Get("/keys/:id/edit", auth(c.editKeyPage)...)
 	r.Post("/keys/:id/edit", auth(c.updateKey)...)
 	r.Get("/keys/:id/row", auth(c.keyRowPage)...)
