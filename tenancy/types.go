@@ -112,10 +112,10 @@ type Key struct {
 	Scopes    []Scope
 	Policy    Policy
 	// Alpha is the key's quality/cost dial in [0,1]; nil means the org's.
-	Alpha      *float64
-	Limits     Limits
-	ExpiresAt  *time.Time
-	RevokedAt  *time.Time
+	Alpha     *float64
+	Limits    Limits
+	ExpiresAt *time.Time
+	RevokedAt *time.Time
 	// SuspendedAt is set while the key is suspended (its creator left an
 	// organisation that suspends such keys).
 	SuspendedAt *time.Time
