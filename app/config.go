@@ -78,6 +78,12 @@ type Config struct {
 	// Capacity is the concurrency caps and the spend reconciliation
 	// (config_capacity.go).
 	Capacity CapacityConfig
+	// TrainingWorkers is HEDDLE_TRAINING_WORKERS: bundle trainings this
+	// replica runs at once (default 1; each takes a core).
+	TrainingWorkers int
+	// TrainingTimeout is HEDDLE_TRAINING_TIMEOUT: a training job's deadline
+	// from its start (default 15m).
+	TrainingTimeout time.Duration
 }
 
 // Production reports whether Heddle runs in production mode.
@@ -127,6 +133,8 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	c.LowBalanceWebhook = r.str("HEDDLE_LOW_BALANCE_WEBHOOK", "")
 	c.LowBalanceWebhookSecret = r.secret("HEDDLE_LOW_BALANCE_WEBHOOK_SECRET")
 	c.Capacity = loadCapacity(&r)
+	c.TrainingWorkers = r.int("HEDDLE_TRAINING_WORKERS", 1)
+	c.TrainingTimeout = r.duration("HEDDLE_TRAINING_TIMEOUT", 15*time.Minute)
 	c.CookieSecure = r.bool("HEDDLE_COOKIE_SECURE", c.Production())
 	if c.SpillDir == "" {
 		c.SpillDir = filepath.Join(c.DataDir, "spill")
@@ -173,6 +181,12 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	}
 	if c.LoginsPerMinute < 1 {
 		errs = append(errs, fmt.Errorf("HEDDLE_LOGINS_PER_MINUTE: %d; want at least 1", c.LoginsPerMinute))
+	}
+	if c.TrainingWorkers < 1 || c.TrainingWorkers > 64 {
+		errs = append(errs, fmt.Errorf("HEDDLE_TRAINING_WORKERS: %d is not within 1..64", c.TrainingWorkers))
+	}
+	if c.TrainingTimeout < time.Second {
+		errs = append(errs, fmt.Errorf("HEDDLE_TRAINING_TIMEOUT: %s is below 1s", c.TrainingTimeout))
 	}
 	if c.OrgsPerHour < 1 {
 		errs = append(errs, fmt.Errorf("HEDDLE_ORGS_PER_HOUR: %d; want at least 1", c.OrgsPerHour))

@@ -23,7 +23,7 @@ func (c *components) wireWeb() error {
 		Limiter: c.limiter,
 		Tester: credentialTester{catalog: c.catalog, providers: c.providers, codecs: c.codecs, logger: c.logger,
 			tenant: tenantSource{c.tenantModels}, providerFor: tenantProviderFor(c.hc, c.cfg.AllowPrivate)},
-		RoutingSettings: c.orgRouting, RoutingBundles: c.orgRouting, RoutingChanged: c.orgRouters.Invalidate,
+		RoutingSettings: c.orgRouting, RoutingBundles: c.orgRouting, Training: c.training, RoutingChanged: c.orgRouters.Invalidate,
 		KnownModel:       func(id string) bool { _, err := c.catalog.Lookup(id); return err == nil },
 		PassThroughModel: func(id string) bool { _, passes := c.catalog.PassThroughOf(id); return passes },
 		Reader:           c.reader,

@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/heddle-gw/heddle/internal/testwait"
 )
 
 type countingJanitor struct {
@@ -33,10 +35,7 @@ func TestContentJanitor(t *testing.T) {
 			runContentJanitor(ctx, j, 10*time.Millisecond, slog.New(slog.DiscardHandler))
 			close(done)
 		}()
-		deadline := time.Now().Add(5 * time.Second)
-		for j.sweeps.Load() < 3 && time.Now().Before(deadline) {
-			time.Sleep(5 * time.Millisecond)
-		}
+		testwait.Until(t, time.Minute, "three janitor sweeps", func() bool { return j.sweeps.Load() >= 3 })
 		cancel()
 		select {
 		case <-done:

@@ -45,6 +45,8 @@ func serveCommand(ctx context.Context, getenv func(string) string, environ []str
 		return err
 	}
 	go c.auth.Run(ctx)
+	trained := make(chan struct{}) // closed when the training queue stopped and marked its jobs
+	go func() { c.training.Run(ctx); close(trained) }()
 	go runContentJanitor(ctx, c.contents, cfg.ContentJanitorInterval, logger.With("component", "content"))
 	go runReservationJanitor(ctx, c.credits, 5*time.Minute, logger.With("component", "credits"))
 	// Spend keeps syncing through the drain; closeStores flushes the rest.
@@ -71,6 +73,7 @@ func serveCommand(ctx context.Context, getenv func(string) string, environ []str
 	if err := c.tracing.shutdown(traceCtx); err != nil {
 		logger.Warn("trace shutdown", "err", err)
 	}
+	<-trained
 	return nil
 }
 

@@ -30,6 +30,7 @@ import (
 	"github.com/heddle-gw/heddle/llm/openaichat"
 	"github.com/heddle-gw/heddle/llm/responses"
 	"github.com/heddle-gw/heddle/routing"
+	"github.com/heddle-gw/heddle/routing/offline"
 	"github.com/heddle-gw/heddle/routing/orgsql"
 	"github.com/heddle-gw/heddle/routing/pinsql"
 	"github.com/heddle-gw/heddle/tenancy"
@@ -83,6 +84,7 @@ type components struct {
 	tracing     *tracing // nil: no OTLP endpoint, tracing off
 	contents    *analytics.Contents
 	credits     *credits.Service // hosted billing: operators, plans, prepaid credit
+	training    *offline.Jobs    // bundle training jobs (run by serveCommand)
 	adminAPI    *web.API
 	console     *web.Console
 }
@@ -164,6 +166,7 @@ func wire(ctx context.Context, cfg Config, logger *slog.Logger) (_ *components, 
 	}
 	limiter := c.keyLimiter()
 	c.contents = newContents(c)
+	c.training = newTraining(c)
 	guard, err := admission.New(admission.Deps{Limiter: limiter, Budgets: c.budgets, OrgBudgets: c.orgBudgets, Logger: logger})
 	if err != nil {
 		return nil, fmt.Errorf("app: admission: %w", err)
@@ -211,7 +214,7 @@ func (c *components) wireTenancy() error {
 		Resolver: c.resolver, Changed: c.usable.Invalidate, AllowPrivateBaseURL: c.cfg.AllowPrivate,
 		ProviderAllowed: func(name string) bool { _, err := c.catalog.Provider(name); return err == nil },
 	})
-	c.members = tenancy.NewMembers(c.store, tenancy.MembersConfig{})
+	c.members = tenancy.NewMembers(c.store, tenancy.MembersConfig{Auth: c.auth})
 	if c.sessions, err = tenancy.NewSessions(c.store, tenancy.SessionConfig{Secret: secret}); err != nil {
 		return fmt.Errorf("app: sessions: %w", err)
 	}

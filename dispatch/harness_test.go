@@ -2,6 +2,7 @@ package dispatch_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/heddle-gw/heddle/dispatch"
 	"github.com/heddle-gw/heddle/dispatch/dispatchtest"
 	"github.com/heddle-gw/heddle/dispatch/provider/openai"
+	"github.com/heddle-gw/heddle/internal/testwait"
 	"github.com/heddle-gw/heddle/llm"
 	"github.com/heddle-gw/heddle/llm/anthropic"
 	"github.com/heddle-gw/heddle/llm/openaichat"
@@ -213,11 +215,5 @@ func codecs() map[llm.Format]llm.Codec {
 // in flight), failing the test after 5s.
 func waitRequests(t testing.TB, u *dispatchtest.Upstream, n int) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for len(u.Requests()) < n {
-		if time.Now().After(deadline) {
-			t.Fatalf("upstream got %d requests, waited for %d", len(u.Requests()), n)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
+	testwait.Until(t, time.Minute, fmt.Sprintf("%d upstream requests", n), func() bool { return len(u.Requests()) >= n })
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/heddle-gw/heddle/dispatch/dispatchtest"
+	"github.com/heddle-gw/heddle/internal/testwait"
 )
 
 // TestConsoleJourney walks the console in headless Chromium: sign up, see
@@ -172,17 +173,10 @@ func TestConsoleJourney(t *testing.T) {
 
 	// The explorer lists it once the analytics writer has flushed.
 	link := `[data-testid="request-link-` + reqID + `"]`
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	testwait.Until(t, time.Minute, "request "+reqID+" in the explorer", func() bool {
 		b.do("open requests", chromedp.Navigate(in.URL+"/requests"), chromedp.WaitVisible(tid("requests-table")))
-		if b.count(link) == 1 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("request %s never appeared in the explorer:\n%s", reqID, b.html())
-		}
-		time.Sleep(500 * time.Millisecond)
-	}
+		return b.count(link) == 1
+	})
 	if got := b.textIn(`[data-testid="request-row-` + reqID + `"] [data-testid="request-served"]`); got != "gpt-5-mini" {
 		t.Errorf("served model in the explorer = %q", got)
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/heddle-gw/heddle/dispatch/dispatchtest"
+	"github.com/heddle-gw/heddle/internal/testwait"
 )
 
 // contentOf reads GET /api/v1/requests/{id}/content: the status and body.
@@ -35,17 +36,13 @@ func contentOf(t *testing.T, a *apiClient, id string) (int, map[string]any) {
 // in the background after the answer).
 func waitContent(t *testing.T, a *apiClient, id string) map[string]any {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		status, m := contentOf(t, a, id)
-		if status == 200 {
-			return m
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("content of %s never stored: %d %v", id, status, m)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	var m map[string]any
+	testwait.Until(t, time.Minute, "content of "+id+" stored", func() bool {
+		var status int
+		status, m = contentOf(t, a, id)
+		return status == 200
+	})
+	return m
 }
 
 // consolePage logs in to the console as email and returns GET path's HTML
@@ -63,22 +60,18 @@ func consolePage(t *testing.T, base, email, path string) string {
 	if resp.StatusCode != 200 {
 		t.Fatalf("login %s: %d", email, resp.StatusCode)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	var page string
+	testwait.Until(t, time.Minute, "GET "+path+" answering 200", func() bool {
 		resp, err := c.Get(base + path)
 		if err != nil {
 			t.Fatal(err)
 		}
 		raw, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		if resp.StatusCode == 200 {
-			return string(raw)
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("GET %s: %d\n%s", path, resp.StatusCode, raw)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		page = string(raw)
+		return resp.StatusCode == 200
+	})
+	return page
 }
 
 // TestContentOptIn: prompts and answers are stored only after an

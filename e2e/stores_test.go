@@ -14,6 +14,7 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/heddle-gw/heddle/dispatch/dispatchtest"
+	"github.com/heddle-gw/heddle/internal/testwait"
 )
 
 func envOr(k, def string) string {
@@ -85,14 +86,10 @@ func TestHostedStores(t *testing.T) {
 	db := strings.TrimPrefix(chURL[strings.LastIndex(chURL, "/"):], "/")
 	var served, route string
 	var status, attempts int32
-	found := false
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline) && !found; time.Sleep(200 * time.Millisecond) {
+	testwait.Until(t, time.Minute, "request "+reqID+" in ClickHouse", func() bool {
 		row := ch.QueryRow(ctx, "SELECT served_model, route_kind, status, attempts FROM "+db+".requests FINAL WHERE request_id = ?", reqID)
-		found = row.Scan(&served, &route, &status, &attempts) == nil
-	}
-	if !found {
-		t.Fatalf("request %s not in ClickHouse after 10s; logs:\n%s", reqID, in.logs.String())
-	}
+		return row.Scan(&served, &route, &status, &attempts) == nil
+	})
 	if served != "gpt-5-mini" || route != "explicit" || status != 200 || attempts != 1 {
 		t.Errorf("clickhouse request row = %s %s %d %d", served, route, status, attempts)
 	}

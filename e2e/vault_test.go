@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/heddle-gw/heddle/dispatch/dispatchtest"
+	"github.com/heddle-gw/heddle/internal/testwait"
 )
 
 // TestVaultRotateWhileServing runs `heddle vault rotate` (twice, the second
@@ -55,7 +56,13 @@ func TestVaultRotateWhileServing(t *testing.T) {
 			}
 		}(tn)
 	}
-	time.Sleep(300 * time.Millisecond)
+	// Traffic flows before, between and after the rotations.
+	served := func(n int64) {
+		t.Helper()
+		from := ok.Load()
+		testwait.Until(t, time.Minute, fmt.Sprintf("%d more requests served", n), func() bool { return ok.Load()-from >= n || failed.Load() > 0 })
+	}
+	served(5)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cliEnv := map[string]string{"HEDDLE_DATABASE_URL": pg, "HEDDLE_DATA_DIR": dataDir, "HEDDLE_MASTER_KEYSET_FILE": keyset}
@@ -64,7 +71,7 @@ func TestVaultRotateWhileServing(t *testing.T) {
 		t.Fatalf("vault rotate: %v\n%s", err, out)
 	}
 	t.Logf("first rotation: %s", strings.TrimSpace(lastLine(out)))
-	time.Sleep(300 * time.Millisecond)
+	served(5)
 	out, err = runCLI(ctx, t, cliEnv, "vault", "rotate", "--reencrypt-org", tenants[1].OrgID)
 	if err != nil {
 		t.Fatalf("vault rotate --reencrypt-org: %v\n%s", err, out)
@@ -73,7 +80,7 @@ func TestVaultRotateWhileServing(t *testing.T) {
 	if !strings.Contains(out, "3 data keysets re-wrapped") || !strings.Contains(out, "1 credentials re-encrypted") {
 		t.Errorf("rotation report: %s", out)
 	}
-	time.Sleep(500 * time.Millisecond)
+	served(5)
 	close(stop)
 	wg.Wait()
 	t.Logf("during rotation: %d requests served, %d failed", ok.Load(), failed.Load())

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -12,6 +13,7 @@ import (
 	"github.com/heddle-gw/heddle/analytics"
 	"github.com/heddle-gw/heddle/catalog"
 	"github.com/heddle-gw/heddle/dispatch"
+	"github.com/heddle-gw/heddle/internal/testwait"
 	"github.com/heddle-gw/heddle/llm"
 	"github.com/heddle-gw/heddle/llm/anthropic"
 	"github.com/heddle-gw/heddle/llm/openaichat"
@@ -191,19 +193,12 @@ func TestKeepContentBounded(t *testing.T) {
 	case <-time.After(100 * time.Millisecond):
 	}
 	close(k.release)
-	deadline := time.Now().Add(5 * time.Second)
-	for {
+	testwait.Until(t, time.Minute, fmt.Sprintf("%d kept and no slot held", maxKeeping), func() bool {
 		k.mu.Lock()
 		n := k.kept
 		k.mu.Unlock()
-		if n == maxKeeping && len(s.keeping) == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d kept, %d slots held; want %d kept and none held", n, len(s.keeping), maxKeeping)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		return n == maxKeeping && len(s.keeping) == 0
+	})
 	s.follow(context.Background(), &pass{t: turn(0), keep: true, req: req, response: resp})
 	<-k.started
 }

@@ -96,7 +96,8 @@ func NewAuthenticator(store KeyLookup, cfg AuthConfig) *Authenticator {
 }
 
 // Authenticate returns the principal of a presented key. Unknown, malformed,
-// expired and revoked keys are all ErrUnauthorized; a store failure is
+// expired and revoked keys are all ErrUnauthorized; a suspended key is
+// ErrUnauthorized wrapped with ErrKeySuspended; a store failure is
 // another error (callers fail closed).
 func (a *Authenticator) Authenticate(ctx context.Context, presented string) (*Principal, error) {
 	hash, _, err := ParseKey(presented)
@@ -111,6 +112,9 @@ func (a *Authenticator) Authenticate(ctx context.Context, presented string) (*Pr
 	k := e.key
 	if k == nil || k.RevokedAt != nil || (k.ExpiresAt != nil && !now.Before(*k.ExpiresAt)) {
 		return nil, ErrUnauthorized
+	}
+	if k.SuspendedAt != nil {
+		return nil, fmt.Errorf("%w: %w", ErrUnauthorized, ErrKeySuspended)
 	}
 	a.touch(k.ID, now)
 	return e.principal, nil

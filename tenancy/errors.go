@@ -11,6 +11,9 @@ var (
 	// ErrUnauthorized is the one answer for an unknown, malformed, expired or
 	// revoked rk_ key or console token. It never says which.
 	ErrUnauthorized = errors.New("tenancy: unauthorized")
+	// ErrKeySuspended is a suspended key's answer, always together with
+	// ErrUnauthorized: an admin may reinstate it.
+	ErrKeySuspended = errors.New("tenancy: key suspended")
 	// ErrInvalidLogin is a wrong email or password at log-in.
 	ErrInvalidLogin = errors.New("tenancy: invalid email or password")
 	// ErrForbidden means the actor's role does not allow the action.

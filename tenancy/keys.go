@@ -170,6 +170,29 @@ func (k *Keys) Revoke(ctx context.Context, actor Actor, id string) error {
 	return nil
 }
 
+// Reinstate lifts a key's suspension (admins and owners) and returns the
+// key; a revoked key stays revoked (ErrConflict).
+func (k *Keys) Reinstate(ctx context.Context, actor Actor, id string) (*Key, error) {
+	if err := actor.require(PermManageKeys); err != nil {
+		return nil, err
+	}
+	key, err := k.store.OrgKey(ctx, actor.OrgID, id)
+	if err != nil {
+		return nil, err
+	}
+	if key.RevokedAt != nil {
+		return nil, fmt.Errorf("tenancy: key is revoked: %w", ErrConflict)
+	}
+	if err := k.store.ReinstateKey(ctx, actor.OrgID, id); err != nil {
+		return nil, fmt.Errorf("tenancy: reinstate key: %w", err)
+	}
+	if k.auth != nil {
+		k.auth.Invalidate(key.Hash)
+	}
+	key.SuspendedAt = nil
+	return key, nil
+}
+
 // Update applies patch to a key and returns the updated key.
 func (k *Keys) Update(ctx context.Context, actor Actor, id string, p KeyPatch) (*Key, error) {
 	key, err := k.owned(ctx, actor, id)

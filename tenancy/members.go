@@ -15,12 +15,16 @@ type MembersConfig struct {
 	Hasher        *Hasher          // nil means NewHasher(DefaultPasswordParams)
 	InvitationTTL time.Duration    // 0 means DefaultInvitationTTL
 	Now           func() time.Time // nil means time.Now
+	// Auth, when set, forgets a removed member's keys at once on this
+	// replica (others refuse them within its cache TTL).
+	Auth *Authenticator
 }
 
 type membersStore interface {
 	AccountStore
 	MembershipStore
 	InvitationStore
+	KeyStore
 }
 
 // Members manages an organisation's members and invitations.
@@ -29,6 +33,7 @@ type Members struct {
 	hasher *Hasher
 	ttl    time.Duration
 	now    func() time.Time
+	auth   *Authenticator // nil: no cache to forget keys in
 }
 
 // NewMembers returns a Members service over store.
@@ -42,7 +47,7 @@ func NewMembers(store membersStore, cfg MembersConfig) *Members {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return &Members{store: store, hasher: cfg.Hasher, ttl: cfg.InvitationTTL, now: cfg.Now}
+	return &Members{store: store, hasher: cfg.Hasher, ttl: cfg.InvitationTTL, now: cfg.Now, auth: cfg.Auth}
 }
 
 // List lists the actor's organisation's members.
@@ -202,9 +207,22 @@ func (s *Members) Cancel(ctx context.Context, actor Actor, invitationID string) 
 	return s.store.DeleteInvitation(ctx, actor.OrgID, invitationID)
 }
 
-// Remove removes a member and revokes the keys they created in the
-// organisation (other replicas refuse them within the Authenticator's cache
-// TTL). Anyone may leave; admins remove non-owners; owners remove anyone but
+// SetRemovedMemberKeys chooses (admins and owners) what removing a member of
+// the actor's organisation does to the keys they created: KeysRevoke or
+// KeysSuspend; anything else is a *ValidationError.
+func (s *Members) SetRemovedMemberKeys(ctx context.Context, actor Actor, d KeyDisposal) error {
+	if err := actor.require(PermManageMembers); err != nil {
+		return err
+	}
+	if !d.Valid() {
+		return invalid("removed_member_keys", "must be revoke or suspend")
+	}
+	return s.store.SetRemovedMemberKeys(ctx, actor.OrgID, d)
+}
+
+// Remove removes a member and revokes or suspends, as the organisation
+// chose (Org.RemovedMemberKeys), the keys they created in it (other replicas
+// refuse them within the Authenticator's cache TTL). Anyone may leave; admins remove non-owners; owners remove anyone but
 // the last owner.
 func (s *Members) Remove(ctx context.Context, actor Actor, userID string) error {
 	if actor.OrgID == "" {
@@ -222,5 +240,31 @@ func (s *Members) Remove(ctx context.Context, actor Actor, userID string) error 
 			return ErrForbidden
 		}
 	}
-	return s.store.DeleteMembership(ctx, actor.OrgID, userID, s.now().UTC())
+	org, err := s.store.OrgByID(ctx, actor.OrgID)
+	if err != nil {
+		return err
+	}
+	keys := org.RemovedMemberKeys
+	if !keys.Valid() {
+		keys = KeysRevoke // fail closed: an unknown setting revokes
+	}
+	var theirs []string // hashes of the keys the member created here
+	if s.auth != nil {
+		all, err := s.store.OrgKeys(ctx, actor.OrgID)
+		if err != nil {
+			return err
+		}
+		for _, k := range all {
+			if k.CreatedBy == userID {
+				theirs = append(theirs, k.Hash)
+			}
+		}
+	}
+	if err := s.store.DeleteMembership(ctx, actor.OrgID, userID, s.now().UTC(), keys); err != nil {
+		return err
+	}
+	for _, h := range theirs {
+		s.auth.Invalidate(h)
+	}
+	return nil
 }

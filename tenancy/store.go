@@ -23,6 +23,9 @@ type AccountStore interface {
 	UserByEmail(ctx context.Context, email string) (*User, error)
 	OrgByID(ctx context.Context, id string) (*Org, error)
 	OrgBySlug(ctx context.Context, slug string) (*Org, error)
+	// SetRemovedMemberKeys stores what removing a member of orgID does to
+	// their keys.
+	SetRemovedMemberKeys(ctx context.Context, orgID string, d KeyDisposal) error
 }
 
 // MembershipStore holds memberships.
@@ -36,9 +39,10 @@ type MembershipStore interface {
 	// leave the organisation without an owner (checked inside the transaction).
 	SetRole(ctx context.Context, orgID, userID string, role Role) error
 	// DeleteMembership removes a member, with the same last-owner rule, and
-	// revokes (at at) every key the member created in the organisation, in
-	// one transaction: a removed member's keys stop serving with them.
-	DeleteMembership(ctx context.Context, orgID, userID string, at time.Time) error
+	// revokes (KeysRevoke) or suspends (KeysSuspend), at at, every live key
+	// the member created in the organisation, in one transaction: a removed
+	// member's keys stop serving with them.
+	DeleteMembership(ctx context.Context, orgID, userID string, at time.Time, keys KeyDisposal) error
 }
 
 // InvitationStore holds invitations.
@@ -90,6 +94,9 @@ type KeyStore interface {
 	UpdateKey(ctx context.Context, k *Key) error
 	// RevokeKey marks a key revoked; revoking twice keeps the first time.
 	RevokeKey(ctx context.Context, orgID, id string, at time.Time) error
+	// ReinstateKey clears a key's suspension (a no-op on a key that is not
+	// suspended).
+	ReinstateKey(ctx context.Context, orgID, id string) error
 }
 
 // CredentialStore holds sealed BYOK credentials. Writes of ciphertext check,

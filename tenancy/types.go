@@ -4,11 +4,29 @@ import "time"
 
 // Org is an organisation, Heddle's tenant.
 type Org struct {
-	ID        string
-	Name      string
-	Slug      string
-	CreatedAt time.Time
+	ID   string
+	Name string
+	Slug string
+	// RemovedMemberKeys is what removing a member does to the keys they
+	// created in the organisation ("" is KeysRevoke).
+	RemovedMemberKeys KeyDisposal
+	CreatedAt         time.Time
 }
+
+// KeyDisposal is what happens to a removed member's keys.
+type KeyDisposal string
+
+// Key disposals.
+const (
+	// KeysRevoke revokes them for good (the default).
+	KeysRevoke KeyDisposal = "revoke"
+	// KeysSuspend suspends them: they refuse with ErrKeySuspended until an
+	// admin reinstates them.
+	KeysSuspend KeyDisposal = "suspend"
+)
+
+// Valid reports whether d is a known disposal.
+func (d KeyDisposal) Valid() bool { return d == KeysRevoke || d == KeysSuspend }
 
 // User is a person who logs in to the console.
 type User struct {
@@ -98,11 +116,14 @@ type Key struct {
 	Limits Limits
 	// Tags are recorded on every request of the key (with the
 	// x-heddle-tags header's), normalised by NormTags.
-	Tags       []string
-	ExpiresAt  *time.Time
-	RevokedAt  *time.Time
-	LastUsedAt *time.Time
-	CreatedAt  time.Time
+	Tags      []string
+	ExpiresAt *time.Time
+	RevokedAt *time.Time
+	// SuspendedAt is set while the key is suspended (its creator left an
+	// organisation that suspends such keys).
+	SuspendedAt *time.Time
+	LastUsedAt  *time.Time
+	CreatedAt   time.Time
 }
 
 // Credential is a provider secret of an organisation, sealed by the vault.

@@ -18,6 +18,7 @@ import (
 	"github.com/tink-crypto/tink-go/v2/keyset"
 	"github.com/tink-crypto/tink-go/v2/mac"
 
+	"github.com/heddle-gw/heddle/internal/testwait"
 	"github.com/heddle-gw/heddle/tenancy"
 	"github.com/heddle-gw/heddle/tenancy/tenancytest"
 )
@@ -240,9 +241,12 @@ func TestRotateWhileResolving(t *testing.T) {
 			}
 		}()
 	}
-	time.Sleep(20 * time.Millisecond)
+	// Resolves run before, during and after the rotation.
+	from := calls.Load()
+	testwait.Until(t, time.Minute, "resolves before the rotation", func() bool { return calls.Load()-from >= 20 })
 	rep, err := tenancy.RotateMasterKeyset(ctx, path, store, tenancy.RotateOptions{ReencryptOrgID: all[0].org, BatchSize: 2, Logger: logger})
-	time.Sleep(20 * time.Millisecond)
+	from = calls.Load()
+	testwait.Until(t, time.Minute, "resolves after the rotation", func() bool { return calls.Load()-from >= 20 })
 	close(stop)
 	wg.Wait()
 	noErr(t, err)

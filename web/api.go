@@ -85,6 +85,7 @@ func (a *API) Mount(r fiber.Router) {
 	auth.Post("/orgs", a.createOrg)
 	auth.Get("/orgs/current", a.currentOrg)
 	auth.Put("/orgs/current", a.switchOrg)
+	auth.Patch("/orgs/:id", a.updateOrg)
 	auth.Get("/orgs/:id/members", a.listMembers)
 	auth.Post("/orgs/:id/members", a.inviteMember)
 	auth.Patch("/orgs/:id/members/:user", a.changeRole)
@@ -96,6 +97,7 @@ func (a *API) Mount(r fiber.Router) {
 	auth.Get("/keys/:id", a.getKey)
 	auth.Patch("/keys/:id", a.updateKey)
 	auth.Delete("/keys/:id", a.revokeKey)
+	auth.Post("/keys/:id/reinstate", a.reinstateKey)
 
 	auth.Get("/credentials", a.listCredentials)
 	auth.Post("/credentials", a.addCredential)
@@ -106,6 +108,9 @@ func (a *API) Mount(r fiber.Router) {
 	auth.Get("/routing", a.getRouting)
 	auth.Put("/routing", a.putRouting)
 	auth.Post("/routing/bundles", a.uploadBundle)
+	auth.Get("/routing/jobs", a.listJobs)
+	auth.Get("/routing/jobs/:id", a.getJob)
+	auth.Delete("/routing/jobs/:id", a.cancelJob)
 
 	auth.Get("/reports/cost", a.costReport)
 

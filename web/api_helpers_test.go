@@ -59,6 +59,7 @@ func newFixture(t *testing.T, opts ...fixtureOpt) *fixture {
 	for _, o := range opts {
 		o(&d)
 	}
+	d.Training = startJobs(t, d.RoutingBundles)
 	api, err := web.NewAPI(d.Services, d.apiConfig())
 	if err != nil {
 		t.Fatal(err)

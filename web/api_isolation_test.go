@@ -27,6 +27,8 @@ func TestOrgIsolation(t *testing.T) {
 		{"GET", "/api/v1/keys/" + bKeyID, nil},
 		{"PATCH", "/api/v1/keys/" + bKeyID, map[string]any{"name": "pwned"}},
 		{"DELETE", "/api/v1/keys/" + bKeyID, nil},
+		{"POST", "/api/v1/keys/" + bKeyID + "/reinstate", nil},
+		{"PATCH", "/api/v1/orgs/" + orgB, map[string]any{"removed_member_keys": "suspend"}},
 		{"POST", "/api/v1/credentials/" + bCred + "/test", nil},
 		{"POST", "/api/v1/credentials/" + bCred + "/rotate", map[string]any{"secret": rotated}},
 		{"DELETE", "/api/v1/credentials/" + bCred, nil},

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -151,20 +152,34 @@ func (a *API) updateKey(c *fiber.Ctx) error {
 // revokeKey handles DELETE /api/v1/keys/:id: the key is revoked (kept for
 // the record) and refused from now on.
 func (a *API) revokeKey(c *fiber.Ctx) error {
+	return a.keyAction(c, "revoked", func(ctx context.Context, act tenancy.Actor, id string) error { return a.d.Keys.Revoke(ctx, act, id) })
+}
+
+// reinstateKey handles POST /api/v1/keys/:id/reinstate (admins and owners):
+// a key suspended when its creator left serves again.
+func (a *API) reinstateKey(c *fiber.Ctx) error {
+	return a.keyAction(c, "reinstated", func(ctx context.Context, act tenancy.Actor, id string) error {
+		_, err := a.d.Keys.Reinstate(ctx, act, id)
+		return err
+	})
+}
+
+// keyAction runs do on the key :id, logs it as done and answers the key.
+func (a *API) keyAction(c *fiber.Ctx, done string, do func(ctx context.Context, act tenancy.Actor, id string) error) error {
 	act, err := a.actor(c)
 	if err != nil {
 		return a.fail(c, err)
 	}
 	ctx := c.UserContext()
 	id := param(c, "id")
-	if err := a.d.Keys.Revoke(ctx, act, id); err != nil {
+	if err := do(ctx, act, id); err != nil {
 		return a.fail(c, err)
 	}
 	k, err := a.d.Keys.Get(ctx, act, id)
 	if err != nil {
 		return a.fail(c, err)
 	}
-	a.d.Logger.InfoContext(ctx, "api key revoked", "org_id", k.OrgID, "key_id", k.ID, "key_prefix", k.Prefix)
+	a.d.Logger.InfoContext(ctx, "api key "+done, "org_id", k.OrgID, "key_id", k.ID, "key_prefix", k.Prefix)
 	return c.JSON(viewKey(k, time.Now()))
 }
 

@@ -59,6 +59,35 @@ func (a *API) currentOrg(c *fiber.Ctx) error {
 	return c.JSON(v)
 }
 
+type updateOrgRequest struct {
+	RemovedMemberKeys string `json:"removed_member_keys"`
+}
+
+// updateOrg handles PATCH /api/v1/orgs/:id (admins and owners of the
+// current organisation): {"removed_member_keys": "revoke" | "suspend"}.
+func (a *API) updateOrg(c *fiber.Ctx) error {
+	act, err := a.orgActor(c)
+	if err != nil {
+		return a.fail(c, err)
+	}
+	var req updateOrgRequest
+	if err := a.decode(c, &req, false); err != nil {
+		return a.fail(c, err)
+	}
+	ctx := c.UserContext()
+	if err := a.d.Members.SetRemovedMemberKeys(ctx, act, tenancy.KeyDisposal(req.RemovedMemberKeys)); err != nil {
+		return a.fail(c, err)
+	}
+	o, err := a.d.Accounts.Org(ctx, act)
+	if err != nil {
+		return a.fail(c, err)
+	}
+	a.d.Logger.InfoContext(ctx, "organisation updated", "org_id", act.OrgID, "user_id", act.UserID, "removed_member_keys", req.RemovedMemberKeys)
+	v := viewOrg(o, act.Role)
+	v.Current = true
+	return c.JSON(v)
+}
+
 type switchOrgRequest struct {
 	OrgID string `json:"org_id"`
 }

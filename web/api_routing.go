@@ -1,11 +1,8 @@
 package web
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"github.com/heddle-gw/heddle/routing/offline"
-	"mime"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -13,16 +10,6 @@ import (
 	"github.com/heddle-gw/heddle/routing"
 	"github.com/heddle-gw/heddle/tenancy"
 )
-
-// Errors of the routing settings endpoints.
-var (
-	errUploadMediaType = errors.New("web: content type must be application/x-ndjson or application/jsonl")
-	errTrainingBusy    = errors.New("web: another bundle is being trained")
-)
-
-// trainSlot lets one bundle training run at a time in this process, whether
-// it came through the admin API or the console: training is CPU-bound.
-var trainSlot = make(chan struct{}, 1)
 
 // routingView is an organisation's routing settings as the API shows them.
 type routingView struct {
@@ -163,64 +150,4 @@ func (a *API) saveRouting(ctx context.Context, act tenancy.Actor, s routing.OrgS
 	a.d.Logger.InfoContext(ctx, "routing settings updated", "org_id", act.OrgID, "user_id", act.UserID,
 		"bundle_id", s.BundleID, "allow", len(s.Allow), "deny", len(s.Deny), "cache_bypass", s.CacheBypass, "aliases", len(s.Aliases), "via", via)
 	return nil
-}
-
-// uploadBundle handles POST /api/v1/routing/bundles (admins and owners): the
-// body is JSONL evaluation data; a bundle is trained synchronously, stored,
-// and described. It is not activated (PUT bundle_id does that).
-func (a *API) uploadBundle(c *fiber.Ctx) error {
-	act, err := a.settingsActor(c, true)
-	if err != nil {
-		return a.fail(c, err)
-	}
-	if mt, _, err := mime.ParseMediaType(c.Get(fiber.HeaderContentType)); err != nil ||
-		(mt != "application/x-ndjson" && mt != "application/jsonl") {
-		return a.fail(c, errUploadMediaType)
-	}
-	t, err := a.trainBundle(c.UserContext(), act, c.Body(), "api")
-	if err != nil {
-		return a.fail(c, err)
-	}
-	return c.Status(fiber.StatusCreated).JSON(fiber.Map{
-		"bundle": t.Info, "summary": t.Summary, "active": false, "training_ms": t.Took.Milliseconds(),
-	})
-}
-
-// trainedBundle is a bundle trainBundle trained and stored.
-type trainedBundle struct {
-	Info    routing.BundleInfo
-	Summary routing.TrainSummary
-	Took    time.Duration
-}
-
-// trainBundle trains act's organisation's bundle from JSONL evaluation data
-// and stores it, without activating it. body over MaxBundleBytes is
-// errBodyTooLarge; while another training runs it returns errTrainingBusy
-// at once; data errors are *routing.FieldError naming the line. It blocks
-// for the training. The API and the console both train through it.
-func (a *API) trainBundle(ctx context.Context, act tenancy.Actor, body []byte, via string) (trainedBundle, error) {
-	if int64(len(body)) > a.d.MaxBundleBytes {
-		return trainedBundle{}, errBodyTooLarge
-	}
-	select {
-	case trainSlot <- struct{}{}:
-		defer func() { <-trainSlot }()
-	default:
-		return trainedBundle{}, errTrainingBusy
-	}
-	start := time.Now()
-	b, err := offline.TrainOrgBundle(ctx, act.OrgID, bytes.NewReader(body), offline.OrgTrainConfig{
-		Known: a.d.KnownModel, MaxBytes: a.d.MaxBundleBytes,
-	})
-	if err != nil {
-		return trainedBundle{}, err
-	}
-	info, err := a.d.RoutingBundles.PutBundle(ctx, act.OrgID, b)
-	if err != nil {
-		return trainedBundle{}, err
-	}
-	took := time.Since(start)
-	a.d.Logger.InfoContext(ctx, "routing bundle trained", "org_id", act.OrgID, "user_id", act.UserID,
-		"bundle_id", info.ID, "samples", info.Samples, "k", info.K, "duration_ms", took.Milliseconds(), "via", via)
-	return trainedBundle{Info: info, Summary: routing.SummaryOf(b), Took: took}, nil
 }

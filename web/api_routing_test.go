@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/heddle-gw/heddle/internal/testwait"
 	"github.com/heddle-gw/heddle/routing"
 	"github.com/heddle-gw/heddle/web"
 )
@@ -119,6 +120,26 @@ func (c *client) upload(body []byte, ctype string) *resp {
 	return c.f.send(req, c)
 }
 
+// train uploads body as JSONL, wants 202 with a queued job, polls the job
+// until it ends and returns it, wanting it done.
+func (c *client) train(body []byte) map[string]any {
+	c.f.t.Helper()
+	r := c.mustStatus(c.upload(body, "application/x-ndjson"), 202)
+	job := r.json(c.f.t)["job"].(map[string]any)
+	id := job["id"].(string)
+	if job["status"] != "queued" || r.header.Get("Location") != "/api/v1/routing/jobs/"+id {
+		c.f.t.Fatalf("upload answered %s (Location %q), want a queued job", r.body, r.header.Get("Location"))
+	}
+	testwait.Until(c.f.t, time.Minute, "training job "+id, func() bool {
+		job = c.mustStatus(c.do("GET", "/api/v1/routing/jobs/"+id, nil), 200).json(c.f.t)["job"].(map[string]any)
+		return job["status"] != "queued" && job["status"] != "running"
+	})
+	if job["status"] != "done" {
+		c.f.t.Fatalf("training job ended %s", mustJSON(job))
+	}
+	return job
+}
+
 func (r *resp) wantError(t *testing.T, status int, code, field string) {
 	t.Helper()
 	if r.status != status {
@@ -151,10 +172,10 @@ func TestRoutingRoles(t *testing.T) {
 			} else {
 				r.wantError(t, 403, "tenancy.forbidden", "")
 			}
-			r = c.upload(evalJSONL(50), "application/jsonl")
 			if tc.uploadAllow {
-				c.mustStatus(r, 201)
+				c.train(evalJSONL(50))
 			} else {
+				r = c.upload(evalJSONL(50), "application/jsonl")
 				r.wantError(t, 403, "tenancy.forbidden", "")
 			}
 		})
@@ -223,13 +244,18 @@ func TestRoutingUploadActivate(t *testing.T) {
 	a := f.browser()
 	org := str(a.signup("alice@a.example", "Org A"), "org", "id")
 
-	up := a.mustStatus(a.upload(evalJSONL(200), "application/x-ndjson; charset=utf-8"), 201).json(t)
-	info := up["bundle"].(map[string]any)
-	id := info["id"].(string)
-	if len(id) != 20 || info["org_id"] != org || info["k"] != float64(8) || info["samples"] != float64(200) ||
+	up := a.train(evalJSONL(200))
+	id := up["bundle_id"].(string)
+	if up["org_id"] != org || up["samples"] != float64(200) || up["percent"] != float64(100) || up["stage"] != "done" ||
+		up["via"] != "api" || up["started_at"] == nil || up["finished_at"] == nil {
+		t.Fatalf("job %s", mustJSON(up))
+	}
+	list := a.mustStatus(a.do("GET", "/api/v1/routing", nil), 200).json(t)["bundles"].([]any)
+	info := list[0].(map[string]any)
+	if len(id) != 20 || info["id"] != id || info["org_id"] != org || info["k"] != float64(8) || info["samples"] != float64(200) ||
 		mustJSON(info["models"]) != `["claude-haiku-4-5","claude-sonnet-4-5","gpt-5-mini"]` || len(info["data_hash"].(string)) != 64 ||
-		info["revision"] == "" || up["active"] != false {
-		t.Fatalf("upload answered %s", mustJSON(up))
+		info["revision"] == "" {
+		t.Fatalf("bundle %s", mustJSON(info))
 	}
 	sum := up["summary"].(map[string]any)
 	models := sum["models"].([]any)
@@ -284,7 +310,14 @@ func TestRoutingIsolation(t *testing.T) {
 	a, b := f.browser(), f.browser()
 	a.signup("alice@a.example", "Org A")
 	orgB := str(b.signup("bob@b.example", "Org B"), "org", "id")
-	bID := b.mustStatus(b.upload(evalJSONL(60), "application/x-ndjson"), 201).json(t)["bundle"].(map[string]any)["id"].(string)
+	job := b.train(evalJSONL(60))
+	bID := job["bundle_id"].(string)
+	// A's admin can neither read nor cancel B's job.
+	a.do("GET", "/api/v1/routing/jobs/"+job["id"].(string), nil).wantError(t, 404, "routing.job_not_found", "")
+	a.do("DELETE", "/api/v1/routing/jobs/"+job["id"].(string), nil).wantError(t, 404, "routing.job_not_found", "")
+	if jobs := a.mustStatus(a.do("GET", "/api/v1/routing/jobs", nil), 200).json(t)["jobs"].([]any); len(jobs) != 0 {
+		t.Fatalf("org A lists %v", jobs)
+	}
 	b.mustStatus(b.do("PUT", "/api/v1/routing", map[string]any{"alpha": 0.9, "bundle_id": bID}), 200)
 
 	a.do("PUT", "/api/v1/routing", map[string]any{"bundle_id": bID}).wantError(t, 400, "routing.invalid_settings", "bundle_id")

@@ -26,10 +26,17 @@ type orgView struct {
 	CreatedAt time.Time `json:"created_at"`
 	Role      string    `json:"role,omitempty"`
 	Current   bool      `json:"current,omitempty"`
+	// RemovedMemberKeys is "revoke" or "suspend": what removing a member
+	// does to the keys they created.
+	RemovedMemberKeys string `json:"removed_member_keys"`
 }
 
 func viewOrg(o *tenancy.Org, role tenancy.Role) orgView {
-	return orgView{ID: o.ID, Name: o.Name, Slug: o.Slug, CreatedAt: o.CreatedAt, Role: string(role)}
+	removed := o.RemovedMemberKeys
+	if removed == "" {
+		removed = tenancy.KeysRevoke
+	}
+	return orgView{ID: o.ID, Name: o.Name, Slug: o.Slug, CreatedAt: o.CreatedAt, Role: string(role), RemovedMemberKeys: string(removed)}
 }
 
 type memberView struct {
@@ -55,7 +62,7 @@ type keyView struct {
 	ID                  string     `json:"id"`
 	Name                string     `json:"name"`
 	Prefix              string     `json:"prefix"`
-	Status              string     `json:"status"` // active, expired or revoked
+	Status              string     `json:"status"` // active, expired, suspended or revoked
 	Scopes              []string   `json:"scopes"`
 	Policy              string     `json:"policy"`
 	Alpha               *float64   `json:"alpha"`
@@ -67,6 +74,7 @@ type keyView struct {
 	Tags                []string   `json:"tags"`
 	ExpiresAt           *time.Time `json:"expires_at"`
 	RevokedAt           *time.Time `json:"revoked_at"`
+	SuspendedAt         *time.Time `json:"suspended_at"`
 	LastUsedAt          *time.Time `json:"last_used_at"`
 	CreatedAt           time.Time  `json:"created_at"`
 	CreatedBy           string     `json:"created_by,omitempty"`
@@ -77,6 +85,8 @@ func viewKey(k *tenancy.Key, now time.Time) keyView {
 	switch {
 	case k.RevokedAt != nil:
 		status = "revoked"
+	case k.SuspendedAt != nil:
+		status = "suspended"
 	case k.ExpiresAt != nil && !now.Before(*k.ExpiresAt):
 		status = "expired"
 	}
@@ -95,7 +105,7 @@ func viewKey(k *tenancy.Key, now time.Time) keyView {
 	return keyView{
 		BudgetMode: mode, ID: k.ID, Name: k.Name, Prefix: k.Prefix, Status: status, Scopes: scopes, Policy: string(k.Policy), Alpha: k.Alpha,
 		RPM: k.Limits.RPM, TPM: k.Limits.TPM, DailyBudgetMicros: k.Limits.DailyBudgetMicros,
-		MonthlyBudgetMicros: k.Limits.MonthlyBudgetMicros, ExpiresAt: k.ExpiresAt, RevokedAt: k.RevokedAt,
+		MonthlyBudgetMicros: k.Limits.MonthlyBudgetMicros, ExpiresAt: k.ExpiresAt, RevokedAt: k.RevokedAt, SuspendedAt: k.SuspendedAt,
 		LastUsedAt: k.LastUsedAt, CreatedAt: k.CreatedAt, CreatedBy: k.CreatedBy, Tags: tags,
 	}
 }

@@ -9,12 +9,17 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/heddle-gw/heddle/routing"
+	"github.com/heddle-gw/heddle/tenancy"
 	"github.com/heddle-gw/heddle/web/views/components"
+	"github.com/heddle-gw/heddle/web/views/layout"
 	rview "github.com/heddle-gw/heddle/web/views/pages/routing"
 )
 
 // bundleHashChars is how much of a bundle's data hash the table shows.
 const bundleHashChars = 12
+
+// jobRows is how many of its latest training jobs the routing page lists.
+const jobRows = 5
 
 // routingContent builds the routing page's main area around the settings
 // form f: orgID's bundles as choices of f and as the table (activeID, the
@@ -27,6 +32,13 @@ func (c *Console) routingContent(ctx *fiber.Ctx, orgID, activeID string, f rview
 	}
 	p := rview.ContentProps{Train: train, CanEdit: f.CanEdit, Try: rview.TryProps{CSRF: train.CSRF}}
 	f.DefaultAlpha = strconv.FormatFloat(c.d.DefaultAlpha, 'f', -1, 64)
+	jobs, err := c.d.Training.List(ctx.UserContext(), orgID, jobRows)
+	if err != nil {
+		return rview.ContentProps{}, err
+	}
+	for _, j := range jobs {
+		p.Jobs = append(p.Jobs, jobRow(j, f.CanEdit, f.CSRF))
+	}
 	for _, b := range bs {
 		f.Bundles = append(f.Bundles, rview.Bundle{
 			ID:    b.ID,
@@ -62,11 +74,12 @@ func byteSize(n int64) string {
 }
 
 // trainBundle handles POST /routing/bundles (admins and owners): a
-// multipart form whose "file" is JSONL evaluation data. The bundle is
-// trained through the admin API's training path (same bounds, same one
-// training at a time) while the request waits, stored and listed, not
-// activated. A refused upload re-renders the page with 4xx and the reason,
-// naming the line and field, in the training card.
+// multipart form whose "file" is JSONL evaluation data. The file is checked
+// and its training queued through the admin API's path (same bounds), and
+// the page shows the job, which polls its status until the bundle is
+// trained (then it is listed, not activated). A refused upload re-renders
+// the page with 4xx and the reason, naming the line and field, in the
+// training card.
 func (c *Console) trainBundle(ctx *fiber.Ctx) error {
 	act, err := c.api.settingsActor(ctx, true)
 	if err != nil {
@@ -76,9 +89,9 @@ func (c *Console) trainBundle(ctx *fiber.Ctx) error {
 	train := c.trainForm(lp.CSRF)
 	status := fiber.StatusOK
 	body, err := c.uploadedFile(ctx, "file")
-	var t trainedBundle
+	var job routing.TrainingJob
 	if err == nil {
-		t, err = c.api.trainBundle(ctx.UserContext(), act, body, "console")
+		job, err = c.api.submitTraining(ctx.UserContext(), act, body, "console")
 	}
 	if err != nil {
 		var ok bool
@@ -86,20 +99,105 @@ func (c *Console) trainBundle(ctx *fiber.Ctx) error {
 			return c.fail(ctx, err)
 		}
 	} else {
-		train.TrainedID = t.Info.ID
-		train.Trained = "Bundle " + t.Info.ID + " trained: " + strconv.Itoa(t.Info.K) + " clusters, " +
-			strconv.Itoa(t.Info.Samples) + " samples, models " + strings.Join(t.Info.Models, ", ") +
+		status = fiber.StatusAccepted
+		train.QueuedID = job.ID
+		train.Queued = "Training of " + strconv.Itoa(job.Samples) + " samples queued as job " + job.ID + "; its progress shows above."
+	}
+	return c.routingWith(ctx, act.OrgID, status, lp, train)
+}
+
+// routingWith renders the routing content (or page) of orgID for an admin
+// with the training card train.
+func (c *Console) routingWith(ctx *fiber.Ctx, orgID string, status int, lp layout.Props, train rview.TrainProps) error {
+	s, err := c.d.RoutingSettings.GetSettings(ctx.UserContext(), orgID)
+	if err != nil {
+		return c.fail(ctx, err)
+	}
+	p, err := c.routingContent(ctx, orgID, s.BundleID, routingForm(s, lp.CSRF, true), train)
+	if err != nil {
+		return c.fail(ctx, err)
+	}
+	return c.renderRouting(ctx, status, lp, p)
+}
+
+// jobStatus handles GET /routing/jobs/{id}, the poll of an active job: the
+// job's status partial, or once it is done the whole routing content (htmx
+// retargeted), naming the new bundle and listing it.
+func (c *Console) jobStatus(ctx *fiber.Ctx) error {
+	act, err := c.api.settingsActor(ctx, false)
+	if err != nil {
+		return c.fail(ctx, err)
+	}
+	job, err := c.d.Training.Get(ctx.UserContext(), act.OrgID, ctx.Params("id"))
+	if err != nil {
+		return c.fail(ctx, err)
+	}
+	return c.renderJob(ctx, act, job)
+}
+
+// cancelJob handles POST /routing/jobs/{id}/cancel (admins and owners).
+func (c *Console) cancelJob(ctx *fiber.Ctx) error {
+	act, err := c.api.settingsActor(ctx, true)
+	if err != nil {
+		return c.fail(ctx, err)
+	}
+	job, err := c.d.Training.Cancel(ctx.UserContext(), act.OrgID, ctx.Params("id"), act.UserID)
+	if err != nil && !errors.Is(err, routing.ErrJobFinished) {
+		return c.fail(ctx, err)
+	}
+	return c.renderJob(ctx, act, job)
+}
+
+// renderJob writes job's status partial for htmx; a done job, or a request
+// without htmx, gets the routing content or page instead.
+func (c *Console) renderJob(ctx *fiber.Ctx, act tenancy.Actor, job routing.TrainingJob) error {
+	lp := c.layoutFor(ctx, "Routing", "routing")
+	canEdit := act.Role.AtLeast(tenancy.RoleAdmin)
+	if isHTMX(ctx) && job.Status != routing.JobDone {
+		return c.render(ctx, fiber.StatusOK, rview.Job(jobRow(job, canEdit, lp.CSRF)))
+	}
+	train := c.trainForm(lp.CSRF)
+	if job.Status == routing.JobDone && job.Summary != nil {
+		train.TrainedID = job.BundleID
+		train.Trained = "Bundle " + job.BundleID + " trained: " + strconv.Itoa(job.Summary.K) + " clusters, " +
+			strconv.Itoa(job.Summary.Samples) + " samples, models " + strings.Join(summaryModels(job.Summary), ", ") +
 			"; select it as the active bundle above and save to activate it."
+	}
+	if isHTMX(ctx) {
+		ctx.Set("HX-Retarget", "#routing-content")
+		ctx.Set("HX-Reswap", "innerHTML")
 	}
 	s, err := c.d.RoutingSettings.GetSettings(ctx.UserContext(), act.OrgID)
 	if err != nil {
 		return c.fail(ctx, err)
 	}
-	p, err := c.routingContent(ctx, act.OrgID, s.BundleID, routingForm(s, lp.CSRF, true), train)
+	p, err := c.routingContent(ctx, act.OrgID, s.BundleID, routingForm(s, lp.CSRF, canEdit), train)
 	if err != nil {
 		return c.fail(ctx, err)
 	}
-	return c.renderRouting(ctx, status, lp, p)
+	return c.renderRouting(ctx, fiber.StatusOK, lp, p)
+}
+
+func summaryModels(s *routing.TrainSummary) []string {
+	out := make([]string, len(s.Models))
+	for i, m := range s.Models {
+		out[i] = m.Model
+	}
+	return out
+}
+
+// jobRow shows job; canEdit lets an active job be cancelled.
+func jobRow(j routing.TrainingJob, canEdit bool, csrf string) rview.JobRow {
+	r := rview.JobRow{ID: j.ID, Status: string(j.Status), Stage: j.Stage, Percent: j.Percent, Samples: j.Samples,
+		Created: components.Time(j.CreatedAt), Active: j.Status.Active(), CSRF: csrf}
+	r.CanCancel = r.Active && canEdit
+	switch j.Status {
+	case routing.JobDone:
+		r.Detail = "Trained bundle " + j.BundleID + "."
+	case routing.JobFailed, routing.JobCancelled:
+		r.Detail = j.Error
+	}
+	return r
 }
 
 // uploadedFile reads the multipart file field name, refusing one larger
@@ -136,8 +234,8 @@ func (c *Console) trainError(err error) (status int, msg string, ok bool) {
 		return fiber.StatusUnprocessableEntity, prefix + fe.field + ": " + fe.msg + ".", true
 	case errors.Is(err, errBodyTooLarge):
 		return fiber.StatusRequestEntityTooLarge, prefix + "file: larger than " + byteSize(c.d.MaxBundleBytes) + ".", true
-	case errors.Is(err, errTrainingBusy):
-		return fiber.StatusTooManyRequests, prefix + "another bundle is being trained on this deployment; try again in a minute.", true
+	case errors.Is(err, routing.ErrTrainingQueueFull):
+		return fiber.StatusTooManyRequests, prefix + "too many trainings are waiting; try again when one of yours finished.", true
 	case errors.As(err, &rf) && (errors.Is(err, routing.ErrData) || errors.Is(err, routing.ErrDataTooLarge)):
 		status = fiber.StatusUnprocessableEntity
 		if errors.Is(err, routing.ErrDataTooLarge) {

@@ -10,9 +10,11 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/PuerkitoBio/goquery"
 
+	"github.com/heddle-gw/heddle/internal/testwait"
 	"github.com/heddle-gw/heddle/routing"
 	"github.com/heddle-gw/heddle/web"
 )
@@ -57,15 +59,6 @@ func (v *visitor) train(data []byte, withToken bool, h hdr) *page {
 	return &page{status: resp.StatusCode, header: resp.Header, body: string(raw), doc: doc}
 }
 
-// clone is another browser tab of the same session (for concurrent use).
-func (v *visitor) clone() *visitor {
-	c := v.f.visitor()
-	for k, val := range v.cookies {
-		c.cookies[k] = val
-	}
-	return c
-}
-
 func TestConsoleTrainBundle(t *testing.T) {
 	store := newRoutingStore()
 	f := newConsoleFixture(t, withRouting(store, 0))
@@ -82,9 +75,18 @@ func TestConsoleTrainBundle(t *testing.T) {
 		t.Errorf("training form enctype %q", enc)
 	}
 
-	p := v.train(evalJSONL(200), true, htmx)
-	if p.status != 200 || p.isFullPage() || len(store.bundles[org]) != 1 {
-		t.Fatalf("upload: %d, %d bundles stored: %s", p.status, len(store.bundles[org]), p.body)
+	q := v.train(evalJSONL(200), true, htmx)
+	jobID := q.tid("routing-queued").AttrOr("data-job-id", "")
+	if q.status != 202 || q.isFullPage() || jobID == "" || q.tid("routing-job-"+jobID).Length() != 1 ||
+		q.text("routing-queued") != "Training of 200 samples queued as job "+jobID+"; its progress shows above." {
+		t.Fatalf("upload: %d: %s", q.status, q.body)
+	}
+	p := v.pollJob(jobID)
+	if p.isFullPage() || p.header.Get("HX-Retarget") != "#routing-content" || len(store.bundles[org]) != 1 {
+		t.Fatalf("done job: %d bundles stored, retarget %q: %s", len(store.bundles[org]), p.header.Get("HX-Retarget"), p.body)
+	}
+	if job := p.tid("routing-job-" + jobID); job.AttrOr("data-status", "") != "done" || job.AttrOr("hx-get", "") != "" {
+		t.Errorf("a done job still polls or is not done: %s", p.body)
 	}
 	b := store.bundles[org][0]
 	want := "Bundle " + b.ID + " trained: 8 clusters, 200 samples, models claude-haiku-4-5, claude-sonnet-4-5, gpt-5-mini; select it as the active bundle above and save to activate it."
@@ -112,11 +114,17 @@ func TestConsoleTrainBundle(t *testing.T) {
 	}
 
 	// Without htmx the whole page comes back; the active bundle stays active.
-	full := v.train(evalJSONL(120), true, nil)
-	if full.status != 200 || !full.isFullPage() || len(store.bundles[org]) != 2 {
-		t.Fatalf("non-htmx upload: %d %s", full.status, full.body)
+	queued := v.train(evalJSONL(120), true, nil)
+	if queued.status != 202 || !queued.isFullPage() {
+		t.Fatalf("non-htmx upload: %d %s", queued.status, queued.body)
 	}
-	second := store.bundles[org][1].ID
+	second := queued.tid("routing-queued").AttrOr("data-job-id", "")
+	v.pollJob(second)
+	full := v.get("/routing/jobs/"+second, nil)
+	if full.status != 200 || !full.isFullPage() || len(store.bundles[org]) != 2 {
+		t.Fatalf("non-htmx job page: %d %s", full.status, full.body)
+	}
+	second = store.bundles[org][1].ID
 	if !strings.Contains(full.text("routing-trained"), second+" trained: 4 clusters, 120 samples") ||
 		full.tid("routing-bundles-active-"+b.ID).Length() != 1 || full.tid("routing-bundles-active-"+second).Length() != 0 ||
 		full.tid("routing-bundles-row-"+second).Length() != 1 || store.settings[org].BundleID != b.ID {
@@ -169,41 +177,91 @@ func TestConsoleTrainBundleRefused(t *testing.T) {
 	}
 }
 
+// pollJob polls the job's status fragment as htmx does until the job
+// ends, and returns the last answer.
+func (v *visitor) pollJob(id string) *page {
+	v.f.t.Helper()
+	var p *page
+	testwait.Until(v.f.t, time.Minute, "training job "+id, func() bool {
+		p = v.get("/routing/jobs/"+id, htmx)
+		if p.status != 200 {
+			v.f.t.Fatalf("poll %s: %d %s", id, p.status, p.body)
+		}
+		st := p.tid("routing-job-"+id).AttrOr("data-status", "")
+		return st != "queued" && st != "running"
+	})
+	return p
+}
+
 // blockingBundles holds PutBundle until release is closed, so that a
 // training stays in progress.
 type blockingBundles struct {
 	*routingStore
-	entered chan struct{}
+	entered chan string
 	release chan struct{}
 }
 
 func (b *blockingBundles) PutBundle(ctx context.Context, org string, bundle *routing.Bundle) (routing.BundleInfo, error) {
-	b.entered <- struct{}{}
-	<-b.release
+	b.entered <- org
+	select {
+	case <-b.release:
+	case <-ctx.Done():
+	}
+	if err := ctx.Err(); err != nil {
+		return routing.BundleInfo{}, err // as a real store refuses a cancelled context
+	}
 	return b.routingStore.PutBundle(ctx, org, bundle)
 }
 
-func TestConsoleTrainBundleBusy(t *testing.T) {
+// TestConsoleTrainingJobs: while one organisation's bundle trains, another
+// uploads and is queued (never refused); the running job shows its stage and
+// percent, the queued one can be cancelled from its card, and the first
+// finishes.
+func TestConsoleTrainingJobs(t *testing.T) {
 	store := newRoutingStore()
-	blocking := &blockingBundles{routingStore: store, entered: make(chan struct{}, 1), release: make(chan struct{})}
+	blocking := &blockingBundles{routingStore: store, entered: make(chan string, 2), release: make(chan struct{})}
 	f := newConsoleFixture(t, withRouting(store, 0), func(d *deps) { d.RoutingBundles = blocking })
 	a, b := f.visitor(), f.visitor()
 	orgA := a.signup("first@example.com")
 	orgB := b.signup("second@example.com")
 
-	done := make(chan *page)
-	first := a.clone()
-	go func() { done <- first.train(evalJSONL(60), true, htmx) }()
-	<-blocking.entered
-	// One training at a time per deployment: another organisation waits too.
-	busy := b.train(evalJSONL(60), true, htmx)
-	close(blocking.release)
-	if got := <-done; got.status != 200 || got.tid("routing-trained").Length() != 1 {
-		t.Errorf("first upload: %d %s", got.status, got.body)
+	first := a.train(evalJSONL(60), true, htmx)
+	idA := first.tid("routing-queued").AttrOr("data-job-id", "")
+	if first.status != 202 || idA == "" {
+		t.Fatalf("first upload: %d %s", first.status, first.body)
 	}
-	if busy.status != 429 || busy.text("routing-train-error") != "No bundle was trained: another bundle is being trained on this deployment; try again in a minute." ||
-		busy.tid("routing-form").Length() != 1 {
-		t.Fatalf("concurrent upload: %d %s", busy.status, busy.body)
+	if got := <-blocking.entered; got != orgA {
+		t.Fatalf("storing for %s, want %s", got, orgA)
+	}
+	running := a.get("/routing/jobs/"+idA, htmx)
+	card := running.tid("routing-job-" + idA)
+	if card.AttrOr("data-status", "") != "running" || card.AttrOr("hx-get", "") != "/routing/jobs/"+idA || card.AttrOr("hx-trigger", "") != "every 1s" ||
+		running.tid("routing-job-progress-"+idA).AttrOr("value", "") != "95" || !strings.Contains(card.Text(), "storing, 95%") ||
+		running.tid("routing-job-cancel-"+idA).Length() != 1 || running.isFullPage() {
+		t.Fatalf("running job card: %s", running.body)
+	}
+	// Another organisation is never refused while A trains.
+	second := b.train(evalJSONL(60), true, htmx)
+	idB := second.tid("routing-queued").AttrOr("data-job-id", "")
+	if second.status != 202 || idB == "" || second.tid("routing-job-"+idB).Length() != 1 {
+		t.Fatalf("concurrent upload: %d %s", second.status, second.body)
+	}
+	if got := <-blocking.entered; got != orgB {
+		t.Fatalf("storing for %s, want %s", got, orgB)
+	}
+	// A cannot see B's job; B cancels it from its card.
+	if p := a.get("/routing/jobs/"+idB, htmx); p.status != 404 {
+		t.Fatalf("org A reads org B's job: %d %s", p.status, p.body)
+	}
+	c := b.post("/routing/jobs/"+idB+"/cancel", url.Values{}, htmx)
+	card = c.tid("routing-job-" + idB)
+	if c.status != 200 || card.AttrOr("data-status", "") != "cancelled" || card.AttrOr("hx-get", "") != "" ||
+		!strings.HasPrefix(c.text("routing-job-detail-"+idB), "cancelled by ") || c.tid("routing-job-cancel-"+idB).Length() != 0 {
+		t.Fatalf("cancel: %d %s", c.status, c.body)
+	}
+	close(blocking.release)
+	if done := a.pollJob(idA); done.tid("routing-trained").Length() != 1 {
+		t.Errorf("first job: %s", done.body)
 	}
 	if len(store.bundles[orgA]) != 1 || len(store.bundles[orgB]) != 0 {
 		t.Fatalf("bundles stored: A %d, B %d", len(store.bundles[orgA]), len(store.bundles[orgB]))
@@ -215,9 +273,12 @@ func TestConsoleTrainBundleAccess(t *testing.T) {
 	f := newConsoleFixture(t, withRouting(store, 0))
 	owner := f.visitor()
 	org := owner.signup("owner@example.com")
-	if p := owner.train(evalJSONL(60), true, htmx); p.status != 200 {
+	p := owner.train(evalJSONL(60), true, htmx)
+	if p.status != 202 {
 		t.Fatalf("owner upload: %d %s", p.status, p.body)
 	}
+	jobID := p.tid("routing-queued").AttrOr("data-job-id", "")
+	owner.pollJob(jobID)
 	id := store.bundles[org][0].ID
 
 	for _, role := range []string{"member", "viewer"} {
@@ -232,14 +293,23 @@ func TestConsoleTrainBundleAccess(t *testing.T) {
 			if p.status != 403 || p.tid("error-panel").Length() != 1 {
 				t.Errorf("%s upload: %d %s", role, p.status, p.body)
 			}
+			// They see the job, without a cancel button, and cannot cancel it.
+			if page.tid("routing-job-"+jobID).Length() != 1 || page.tid("routing-job-cancel-"+jobID).Length() != 0 {
+				t.Errorf("%s job list: %s", role, page.body)
+			}
+			if c := v.post("/routing/jobs/"+jobID+"/cancel", url.Values{}, htmx); c.status != 403 {
+				t.Errorf("%s cancel: %d %s", role, c.status, c.body)
+			}
 		})
 	}
 	admin := consoleInvite(t, f, owner, org, "admin@example.com", "admin")
 	if admin.get("/routing", nil).tid("routing-train-form").Length() != 1 {
 		t.Error("an admin sees no training form")
 	}
-	if p := admin.train(evalJSONL(80), true, htmx); p.status != 200 || p.tid("routing-trained").Length() != 1 {
+	if p := admin.train(evalJSONL(80), true, htmx); p.status != 202 || p.tid("routing-queued").Length() != 1 {
 		t.Errorf("admin upload: %d %s", p.status, p.body)
+	} else if done := admin.pollJob(p.tid("routing-queued").AttrOr("data-job-id", "")); done.tid("routing-trained").Length() != 1 {
+		t.Errorf("admin's job: %s", done.body)
 	}
 
 	// CSRF: no token, or a wrong one in the header, trains nothing.
@@ -263,7 +333,11 @@ func TestConsoleTrainBundleAccess(t *testing.T) {
 	if p := other.post("/routing", url.Values{"bundle_id": {id}}, htmx); p.status != 422 || p.tid("field-error-bundle_id").Length() != 1 {
 		t.Errorf("other organisation selecting the bundle: %d %s", p.status, p.body)
 	}
-	if p := other.train(evalJSONL(60), true, htmx); p.status != 200 || strings.Contains(p.body, id) || len(store.bundles[otherOrg]) != 1 {
-		t.Errorf("other organisation's own upload: %d, its page shows the first bundle: %v", p.status, strings.Contains(p.body, id))
+	p = other.train(evalJSONL(60), true, htmx)
+	if p.status != 202 || strings.Contains(p.body, id) || strings.Contains(p.body, jobID) {
+		t.Errorf("other organisation's own upload: %d, its page shows the first bundle or job: %s", p.status, p.body)
+	}
+	if done := other.pollJob(p.tid("routing-queued").AttrOr("data-job-id", "")); strings.Contains(done.body, id) || len(store.bundles[otherOrg]) != 1 {
+		t.Errorf("other organisation's trained page shows the first bundle: %s", done.body)
 	}
 }

@@ -42,6 +42,7 @@ func newConsoleFixture(t *testing.T, opts ...fixtureOpt) *consoleFixture {
 	for _, o := range opts {
 		o(&d)
 	}
+	d.Training = startJobs(t, d.RoutingBundles)
 	f := &consoleFixture{t: t, accounts: d.Accounts, reader: sf.reader, credits: sf.credits}
 	api, err := web.NewAPI(d.Services, d.apiConfig())
 	if err != nil {

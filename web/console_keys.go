@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"math"
 	"strconv"
 	"strings"
@@ -22,7 +23,7 @@ func keyRow(k *tenancy.Key, now time.Time, act tenancy.Actor) keys.Row {
 		ID: v.ID, Prefix: v.Prefix, Name: v.Name, Scopes: v.Scopes, Policy: v.Policy, Alpha: v.Alpha,
 		RPM: v.RPM, TPM: v.TPM, Daily: v.DailyBudgetMicros, Monthly: v.MonthlyBudgetMicros, Soft: v.BudgetMode == "soft",
 		LastUsed: components.TimePtr(v.LastUsedAt), Created: components.Time(v.CreatedAt), Status: v.Status,
-		CanEdit: canEditKey(act, k), Tags: v.Tags, Expires: "never",
+		CanEdit: canEditKey(act, k), CanReinstate: act.Can(tenancy.PermManageKeys), Tags: v.Tags, Expires: "never",
 	}
 	if v.ExpiresAt != nil {
 		r.Expires = components.Time(*v.ExpiresAt)
@@ -204,20 +205,34 @@ func (c *Console) createKey(ctx *fiber.Ctx) error {
 // revokeKey handles POST /keys/:id/revoke: the row in its revoked state for
 // htmx, a redirect to the list otherwise.
 func (c *Console) revokeKey(ctx *fiber.Ctx) error {
+	return c.keyAction(ctx, "revoked", func(uctx context.Context, act tenancy.Actor, id string) error { return c.d.Keys.Revoke(uctx, act, id) })
+}
+
+// reinstateKey handles POST /keys/:id/reinstate (admins and owners): a
+// suspended key serves again; the row in its active state for htmx.
+func (c *Console) reinstateKey(ctx *fiber.Ctx) error {
+	return c.keyAction(ctx, "reinstated", func(uctx context.Context, act tenancy.Actor, id string) error {
+		_, err := c.d.Keys.Reinstate(uctx, act, id)
+		return err
+	})
+}
+
+// keyAction runs do on the key :id and answers its row (htmx) or the list.
+func (c *Console) keyAction(ctx *fiber.Ctx, done string, do func(uctx context.Context, act tenancy.Actor, id string) error) error {
 	act, err := c.api.actor(ctx)
 	if err != nil {
 		return c.fail(ctx, err)
 	}
 	uctx := ctx.UserContext()
 	id := param(ctx, "id")
-	if err := c.d.Keys.Revoke(uctx, act, id); err != nil {
+	if err := do(uctx, act, id); err != nil {
 		return c.fail(ctx, err)
 	}
 	k, err := c.d.Keys.Get(uctx, act, id)
 	if err != nil {
 		return c.fail(ctx, err)
 	}
-	c.d.Logger.InfoContext(uctx, "api key revoked", "org_id", k.OrgID, "key_id", k.ID, "key_prefix", k.Prefix, "via", "console")
+	c.d.Logger.InfoContext(uctx, "api key "+done, "org_id", k.OrgID, "key_id", k.ID, "key_prefix", k.Prefix, "via", "console")
 	if isHTMX(ctx) {
 		return c.render(ctx, fiber.StatusOK, keys.KeyRow(keyRow(k, c.d.Now(), act), sessionOf(ctx).CSRF))
 	}

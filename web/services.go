@@ -32,6 +32,8 @@ type Services struct {
 	// settings and trained bundles.
 	RoutingSettings routing.OrgSettingsStore
 	RoutingBundles  routing.OrgBundleStore
+	// Training trains uploaded bundles in the background.
+	Training TrainingJobs
 	// KnownModel reports whether a model id is in the catalog (what
 	// trained bundles may score).
 	KnownModel func(model string) bool
@@ -73,7 +75,7 @@ func (s Services) validate() error {
 		{"Accounts", s.Accounts == nil}, {"Members", s.Members == nil}, {"Sessions", s.Sessions == nil},
 		{"Keys", s.Keys == nil}, {"Credentials", s.Credentials == nil}, {"Limiter", s.Limiter == nil},
 		{"Tester", s.Tester == nil}, {"RoutingSettings", s.RoutingSettings == nil},
-		{"RoutingBundles", s.RoutingBundles == nil}, {"KnownModel", s.KnownModel == nil}, {"PassThroughModel", s.PassThroughModel == nil},
+		{"RoutingBundles", s.RoutingBundles == nil}, {"Training", s.Training == nil}, {"KnownModel", s.KnownModel == nil}, {"PassThroughModel", s.PassThroughModel == nil},
 		{"RoutingChanged", s.RoutingChanged == nil}, {"Reader", s.Reader == nil},
 		{"Budgets.Settings", s.Budgets.Settings == nil}, {"Budgets.Spend", s.Budgets.Spend == nil},
 		{"TenantModels", s.TenantModels == nil}, {"Privacy", s.Privacy == nil}, {"Models", s.Models == nil},

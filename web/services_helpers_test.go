@@ -18,6 +18,9 @@ import (
 	"github.com/heddle-gw/heddle/dispatch"
 	"github.com/heddle-gw/heddle/gateway"
 	"github.com/heddle-gw/heddle/internal/testdb"
+	"github.com/heddle-gw/heddle/routing"
+	"github.com/heddle-gw/heddle/routing/offline"
+	"github.com/heddle-gw/heddle/routing/routingtest"
 	"github.com/heddle-gw/heddle/tenancy"
 	"github.com/heddle-gw/heddle/tenancy/tenancytest"
 	"github.com/heddle-gw/heddle/tenantmodel"
@@ -40,6 +43,17 @@ type fixtureOpt func(*deps)
 
 func (d *deps) apiConfig() web.APIConfig {
 	return web.APIConfig{Logger: d.Logger, CookieSecure: d.CookieSecure, MaxBundleBytes: d.MaxBundleBytes}
+}
+
+// startJobs runs a training queue over an in-memory job store that stores
+// bundles in bundles, until t ends.
+func startJobs(t *testing.T, bundles routing.OrgBundleStore) *offline.Jobs {
+	j := offline.NewJobs(routingtest.NewJobStore(), bundles, offline.JobsConfig{Workers: 2, Heartbeat: 20 * time.Millisecond}, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { j.Run(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return j
 }
 
 // servicesFixture are the stores behind newDeps's services that tests read.
@@ -105,7 +119,7 @@ func newDeps(t *testing.T, store *tenancytest.Memory, logger *slog.Logger, teste
 		Credentials:     creds,
 		Limiter:         tenancy.NewLoginLimiter(tenancy.LoginLimitConfig{PerIP: tenancy.Rate{PerMinute: 1000, Burst: 1000}, PerIPOrgs: tenancy.Rate{PerMinute: 1000, Burst: 1000}}),
 		Tester:          tester,
-		RoutingSettings: sf.routing, RoutingBundles: sf.routing,
+		RoutingSettings: sf.routing, RoutingBundles: sf.routing, Training: startJobs(t, sf.routing),
 		KnownModel:       func(m string) bool { return slices.Contains(testModels, m) },
 		PassThroughModel: func(m string) bool { return m == "claude-opus-5-5" }, // the one pass-through name the tests use
 		RoutingChanged:   func(org string) { sf.routing.changed = append(sf.routing.changed, org) },

@@ -3,13 +3,17 @@ package idemredis_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 
 	"github.com/heddle-gw/heddle/dispatch"
 	"github.com/heddle-gw/heddle/dispatch/dispatchtest"
 	"github.com/heddle-gw/heddle/dispatch/idemredis"
 	"github.com/heddle-gw/heddle/dispatch/provider/openai"
+	"github.com/heddle-gw/heddle/internal/testwait"
 	"github.com/heddle-gw/heddle/llm"
 	"github.com/heddle-gw/heddle/llm/openaichat"
 )
@@ -21,6 +25,8 @@ type replicas struct {
 	up   *dispatchtest.Upstream
 	plan dispatch.Plan
 	meta dispatch.Meta
+	// second is replica 1's Redis client (hooks watch its scripts).
+	second *redis.Client
 }
 
 func newReplicas(t *testing.T) *replicas {
@@ -30,7 +36,8 @@ func newReplicas(t *testing.T) *replicas {
 	r.plan = dispatch.Plan{Targets: []dispatch.Target{{Model: "model-a", Provider: "openai", Upstream: "a", Format: llm.FormatChat, BaseURL: r.up.URL + "/v1"}}}
 	r.meta = dispatch.Meta{OrgID: "org-1", KeyID: "key-1", RequestID: "req-1", OperationID: "req-1/0", IdempotencyKey: "idem-1"}
 	opts := []idemredis.Option{idemredis.WithPoll(5*time.Millisecond, 50*time.Millisecond)}
-	for i, c := range []*idemredis.Store{idemredis.New(rdb, prefix, time.Minute, opts...), idemredis.New(dial(t), prefix, time.Minute, opts...)} {
+	r.second = dial(t)
+	for i, c := range []*idemredis.Store{idemredis.New(rdb, prefix, time.Minute, opts...), idemredis.New(r.second, prefix, time.Minute, opts...)} {
 		r.exec[i] = dispatch.NewExecutor(dispatch.Config{FirstByteTimeout: 5 * time.Second, NonStreamTimeout: 5 * time.Second}, dispatch.Deps{
 			Providers:   map[string]dispatch.Provider{"openai": openai.New(openai.Config{}, nil)},
 			Credentials: dispatchtest.NewCredentials(map[string]dispatch.Credential{"openai": {ID: "cred-1", Secret: "sk-test"}}),
@@ -74,13 +81,7 @@ type runOutcome struct {
 
 func (r *replicas) waitRequests(t *testing.T, n int) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for len(r.up.Requests()) < n {
-		if time.Now().After(deadline) {
-			t.Fatalf("upstream got %d requests, waited for %d", len(r.up.Requests()), n)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
+	testwait.Until(t, time.Minute, fmt.Sprintf("%d upstream requests", n), func() bool { return len(r.up.Requests()) >= n })
 }
 
 func TestExecutorsJoinAcrossReplicas(t *testing.T) {
@@ -114,8 +115,11 @@ func TestExecutorsOwnerCanceledWaiterRuns(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	first := r.run(ctx, 0, false)
 	r.waitRequests(t, 1)
+	hook := newScriptHook(r.second)
 	second := r.run(context.Background(), 1, false)
-	time.Sleep(100 * time.Millisecond)
+	// Two claim attempts on replica 1: it found the owner in flight and polls.
+	<-hook.evaluated
+	<-hook.evaluated
 	cancel()
 	if o := <-first; !errors.Is(o.err, context.Canceled) {
 		t.Fatalf("first: %v", o.err)

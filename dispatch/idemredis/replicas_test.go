@@ -17,10 +17,12 @@ import (
 // its result.
 func TestConcurrentBeginsAcrossReplicas(t *testing.T) {
 	rdb, prefix := openRedis(t)
+	other := dial(t)
 	replicas := []*idemredis.Store{
 		idemredis.New(rdb, prefix, time.Minute),
-		idemredis.New(dial(t), prefix, time.Minute),
+		idemredis.New(other, prefix, time.Minute),
 	}
+	hooks := []scriptHook{newScriptHook(rdb), newScriptHook(other)}
 	want := sampleResult("one upstream call")
 	var (
 		wg     sync.WaitGroup
@@ -44,7 +46,13 @@ func TestConcurrentBeginsAcrossReplicas(t *testing.T) {
 			case c.Owner:
 				owners++
 				go func() {
-					time.Sleep(150 * time.Millisecond) // let the others queue up
+					// Let the others queue up: all 8 have tried to claim.
+					for range 8 {
+						select {
+						case <-hooks[0].evaluated:
+						case <-hooks[1].evaluated:
+						}
+					}
 					c.Finish(want, nil)
 				}()
 			default:

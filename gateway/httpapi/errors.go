@@ -38,6 +38,8 @@ func classify(err error) apiError {
 		up      *dispatch.UpstreamError
 	)
 	switch {
+	case errors.Is(err, tenancy.ErrKeySuspended):
+		return apiError{401, "tenancy.key_suspended", "authentication_error", "this API key is suspended: the member who created it left the organisation; an admin can reinstate it", 0}
 	case errors.Is(err, gateway.ErrUnauthorized):
 		return apiError{401, "tenancy.unauthorized", "authentication_error", "invalid API key", 0}
 	case errors.As(err, &limited):
@@ -146,4 +148,14 @@ func routingCause(err error) string {
 // retrySeconds rounds a retry delay up to whole seconds (at least 1).
 func retrySeconds(d time.Duration) int {
 	return max(1, int(math.Ceil(d.Seconds())))
+}
+
+// authError is what a caller whose key Authenticate refused is told: that a
+// suspended key is suspended, and for anything else (unknown, revoked,
+// expired, or a store failure: fail closed) only that it is unauthorized.
+func authError(err error) error {
+	if errors.Is(err, tenancy.ErrKeySuspended) {
+		return err
+	}
+	return gateway.ErrUnauthorized
 }

@@ -26,6 +26,7 @@ func KMeans(ctx context.Context, points [][]float32, k int, seed uint64, restart
 }
 
 // kmeans is KMeans telling done (nil for none) the count of restarts run.
+// It stops with ctx's error between iterations.
 func kmeans(ctx context.Context, points [][]float32, k int, seed uint64, restarts, maxIter int, done func(int)) (KMeansResult, error) {
 	if k <= 0 || len(points) == 0 {
 		return KMeansResult{}, routing.ErrData
@@ -44,7 +45,10 @@ func kmeans(ctx context.Context, points [][]float32, k int, seed uint64, restart
 		if err := ctx.Err(); err != nil {
 			return KMeansResult{}, err
 		}
-		res := kmeansOnce(points, k, rand.New(rand.NewPCG(seed, uint64(r)+0x51ed)), maxIter)
+		res, err := kmeansOnce(ctx, points, k, rand.New(rand.NewPCG(seed, uint64(r)+0x51ed)), maxIter)
+		if err != nil {
+			return KMeansResult{}, err
+		}
 		if res.Inertia < best.Inertia {
 			best = res
 		}
@@ -55,7 +59,7 @@ func kmeans(ctx context.Context, points [][]float32, k int, seed uint64, restart
 	return best, nil
 }
 
-func kmeansOnce(points [][]float32, k int, rng *rand.Rand, maxIter int) KMeansResult {
+func kmeansOnce(ctx context.Context, points [][]float32, k int, rng *rand.Rand, maxIter int) (KMeansResult, error) {
 	dim := len(points[0])
 	cents := seedPlusPlus(points, k, rng)
 	assign := make([]int, len(points))
@@ -65,6 +69,9 @@ func kmeansOnce(points [][]float32, k int, rng *rand.Rand, maxIter int) KMeansRe
 	dist := make([]float64, len(points))
 	var inertia float64
 	for iter := 0; iter < maxIter; iter++ {
+		if err := ctx.Err(); err != nil {
+			return KMeansResult{}, err
+		}
 		changed := 0
 		inertia = 0
 		for i, p := range points {
@@ -104,7 +111,7 @@ func kmeansOnce(points [][]float32, k int, rng *rand.Rand, maxIter int) KMeansRe
 			routing.Normalise(cents[c])
 		}
 	}
-	return KMeansResult{Centroids: cents, Assign: assign, Inertia: inertia}
+	return KMeansResult{Centroids: cents, Assign: assign, Inertia: inertia}, nil
 }
 
 // seedPlusPlus picks k initial centroids: the first uniformly, each next one

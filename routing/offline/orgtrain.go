@@ -39,8 +39,8 @@ type OrgTrainConfig struct {
 	Seed uint64
 	// K overrides the cluster count (default: samples/25 within [2, MaxOrgK]).
 	K int
-	// Restarts and MaxIter bound k-means (defaults 3 and 50: training runs
-	// synchronously inside an admin request).
+	// Restarts and MaxIter bound k-means (defaults 3 and 50: a training
+	// job holds one of the replica's few training workers).
 	Restarts int
 	MaxIter  int
 	// Shrinkage is m of the shrinkage rule (default 3, as the default bundle).
@@ -89,16 +89,31 @@ func OrgK(n int) int {
 	return min(max(n/orgSamplesPerCluster, 2), routing.MaxOrgK)
 }
 
-// TrainOrgBundle trains orgID's bundle from its evaluation data: JSONL in the
-// format of ReadJSONL, where every scored model also needs a cost (US
-// dollars per query) and must be known to the catalog. It reads at most
-// cfg.MaxBytes and cfg.MaxSamples (ErrDataTooLarge), needs cfg.MinSamples
-// samples and cfg.MinModels models, fits a fresh lexical-v1 embedder on the
-// prompts and clusters them (see Train). Data errors are *FieldError naming
-// the line and field ("line 17: scores") and wrap ErrData. The bundle's id is
-// derived from the organisation, data hash and seed, so the same upload
-// trains the same bundle; its revision is the training time.
+// TrainOrgBundle trains orgID's bundle from its evaluation data:
+// ParseOrgData, then OrgData.Train without progress.
 func TrainOrgBundle(ctx context.Context, orgID string, jsonl io.Reader, cfg OrgTrainConfig) (*routing.Bundle, error) {
+	d, err := ParseOrgData(orgID, jsonl, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return d.Train(ctx, nil)
+}
+
+// OrgData is an organisation's checked evaluation data, ready to train.
+type OrgData struct {
+	orgID   string
+	samples []Sample
+	cfg     OrgTrainConfig
+}
+
+// ParseOrgData reads and checks orgID's evaluation data: JSONL in the format
+// of ReadJSONL, where every scored model also needs a cost (US dollars per
+// query) and must be known to the catalog. It reads at most cfg.MaxBytes and
+// cfg.MaxSamples (ErrDataTooLarge), and needs cfg.MinSamples samples and
+// cfg.MinModels models. Data errors are *FieldError naming the line and
+// field ("line 17: scores") and wrap ErrData. It is fast next to Train: it
+// only parses.
+func ParseOrgData(orgID string, jsonl io.Reader, cfg OrgTrainConfig) (*OrgData, error) {
 	cfg.defaults()
 	if orgID == "" || cfg.Known == nil {
 		return nil, fmt.Errorf("%w: organisation and known-model set are required", routing.ErrUsage)
@@ -107,16 +122,29 @@ func TrainOrgBundle(ctx context.Context, orgID string, jsonl io.Reader, cfg OrgT
 	if err != nil {
 		return nil, err
 	}
+	return &OrgData{orgID: orgID, samples: samples, cfg: cfg}, nil
+}
+
+// Samples is the number of samples d trains on.
+func (d *OrgData) Samples() int { return len(d.samples) }
+
+// Train fits a fresh lexical-v1 embedder on d's prompts and clusters them
+// (see Train), telling progress (when not nil) its stage and percent. The
+// bundle's id is derived from the organisation, data hash and seed, so the
+// same upload trains the same bundle; its revision is the training time. It
+// stops with ctx's error (cancelled, past its deadline) between steps.
+func (d *OrgData) Train(ctx context.Context, progress func(stage string, percent int)) (*routing.Bundle, error) {
+	cfg := d.cfg
 	emb, err := lexical.New(lexical.Params{Dim: cfg.Dim, Seed: cfg.Seed})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", routing.ErrUsage, err)
 	}
 	now := cfg.Now().UTC()
-	hash := DataHash(samples)
-	idSum := sha256.Sum256([]byte(orgID + "\x00" + hash + "\x00" + strconv.FormatUint(cfg.Seed, 10)))
+	hash := DataHash(d.samples)
+	idSum := sha256.Sum256([]byte(d.orgID + "\x00" + hash + "\x00" + strconv.FormatUint(cfg.Seed, 10)))
 	k := cfg.K
 	if k <= 0 {
-		k = OrgK(len(samples))
+		k = OrgK(len(d.samples))
 	}
 	return Train(ctx, TrainConfig{
 		ID:        "org-" + hex.EncodeToString(idSum[:8]),
@@ -127,9 +155,10 @@ func TrainOrgBundle(ctx context.Context, orgID string, jsonl io.Reader, cfg OrgT
 		MaxIter:   cfg.MaxIter,
 		Shrinkage: cfg.Shrinkage,
 		Date:      now.Format(time.DateOnly),
-		Sources:   []string{"organisation evaluation data " + orgID},
+		Sources:   []string{"organisation evaluation data " + d.orgID},
 		Notes:     "trained from an organisation's uploaded evaluation data",
-	}, samples, emb)
+		Progress:  jobProgress(progress),
+	}, d.samples, emb)
 }
 
 // readOrgJSONL parses and checks uploaded samples line by line.
@@ -228,4 +257,23 @@ func sortedKeys(m map[string]float64) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// jobProgress turns training's per-stage counts into a job's stage and
+// percent of the whole (embedShare, trainShare); nil stays silent.
+func jobProgress(report func(stage string, percent int)) func(stage string, done, total int) {
+	if report == nil {
+		return nil
+	}
+	return func(stage string, done, total int) {
+		if total <= 0 {
+			return
+		}
+		switch stage {
+		case StageEmbed:
+			report(routing.StageEmbedding, embedShare*done/total)
+		case StageKMeans:
+			report(routing.StageClustering, embedShare+(trainShare-embedShare)*done/total)
+		}
+	}
 }

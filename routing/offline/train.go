@@ -63,6 +63,14 @@ func (c *TrainConfig) progress(stage string, done, total int) {
 	}
 }
 
+// Shares of an organisation training job's progress (orgtrain.go): embedding
+// the prompts takes the first embedShare percent, k-means the rest up to
+// trainShare (the job stores the bundle after).
+const (
+	embedShare = 40
+	trainShare = 95
+)
+
 func (c *TrainConfig) defaults() {
 	if c.K <= 0 {
 		c.K = 16
@@ -153,8 +161,14 @@ func Train(ctx context.Context, cfg TrainConfig, samples []Sample, emb routing.E
 // embedAll embeds every sample's prompt; done (nil for none) is told the
 // count after each one.
 func embedAll(ctx context.Context, emb routing.Embedder, samples []Sample, done func(int)) ([][]float32, error) {
+	const progressEvery = 256 // samples between checks of ctx
 	points := make([][]float32, len(samples))
 	for i, s := range samples {
+		if i%progressEvery == 0 && i > 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
 		v, err := emb.Embed(ctx, s.Prompt)
 		if err != nil {
 			return nil, fmt.Errorf("%w: sample %d: %w", routing.ErrEmbed, i, err)

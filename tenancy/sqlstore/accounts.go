@@ -61,6 +61,12 @@ func (s *Store) OrgByID(ctx context.Context, id string) (*tenancy.Org, error) {
 	return r.domain(), nil
 }
 
+// SetRemovedMemberKeys implements tenancy.AccountStore.
+func (s *Store) SetRemovedMemberKeys(ctx context.Context, orgID string, d tenancy.KeyDisposal) error {
+	res := s.conn(ctx).Exec("UPDATE orgs SET removed_member_keys = ? WHERE id = ?", string(d), orgID)
+	return mapErr("set removed member keys", affected1(res, tenancy.ErrNotFound))
+}
+
 // OrgBySlug implements tenancy.AccountStore.
 func (s *Store) OrgBySlug(ctx context.Context, slug string) (*tenancy.Org, error) {
 	var r orgRow
@@ -165,7 +171,11 @@ func (s *Store) SetRole(ctx context.Context, orgID, userID string, role tenancy.
 }
 
 // DeleteMembership implements tenancy.MembershipStore.
-func (s *Store) DeleteMembership(ctx context.Context, orgID, userID string, at time.Time) error {
+func (s *Store) DeleteMembership(ctx context.Context, orgID, userID string, at time.Time, keys tenancy.KeyDisposal) error {
+	column := "revoked_at"
+	if keys == tenancy.KeysSuspend {
+		column = "suspended_at"
+	}
 	return mapErr("delete membership", s.tx(ctx, func(tx *gorm.DB) error {
 		if err := lockOrg(tx, orgID); err != nil {
 			return err
@@ -177,7 +187,7 @@ func (s *Store) DeleteMembership(ctx context.Context, orgID, userID string, at t
 		if err := affected1(res, tenancy.ErrNotFound); err != nil {
 			return err
 		}
-		return tx.Exec("UPDATE api_keys SET revoked_at = ? WHERE org_id = ? AND created_by = ? AND revoked_at IS NULL",
+		return tx.Exec("UPDATE api_keys SET "+column+" = ? WHERE org_id = ? AND created_by = ? AND revoked_at IS NULL AND suspended_at IS NULL",
 			utc(at), orgID, userID).Error
 	}))
 }

@@ -48,7 +48,7 @@ func TestLastOwnerUnderRace(t *testing.T) {
 					if round%2 == 0 {
 						errs[i] = s.SetRole(ctx, o.ID, u, tenancy.RoleAdmin)
 					} else {
-						errs[i] = s.DeleteMembership(ctx, o.ID, u, time.Now())
+						errs[i] = s.DeleteMembership(ctx, o.ID, u, time.Now(), tenancy.KeysRevoke)
 					}
 				}()
 			}

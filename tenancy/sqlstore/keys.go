@@ -82,3 +82,9 @@ func (s *Store) RevokeKey(ctx context.Context, orgID, id string, at time.Time) e
 	res := s.conn(ctx).Exec("UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE org_id = ? AND id = ?", utc(at), orgID, id)
 	return mapErr("revoke key", affected1(res, tenancy.ErrNotFound))
 }
+
+// ReinstateKey implements tenancy.KeyStore.
+func (s *Store) ReinstateKey(ctx context.Context, orgID, id string) error {
+	res := s.conn(ctx).Exec("UPDATE api_keys SET suspended_at = NULL WHERE org_id = ? AND id = ?", orgID, id)
+	return mapErr("reinstate key", affected1(res, tenancy.ErrNotFound))
+}

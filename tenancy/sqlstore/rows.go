@@ -21,6 +21,7 @@ type orgRow struct {
 	ID        string    `gorm:"column:id;primaryKey"`
 	Name      string    `gorm:"column:name"`
 	Slug      string    `gorm:"column:slug"`
+	Removed   string    `gorm:"column:removed_member_keys"`
 	CreatedAt time.Time `gorm:"column:created_at;autoCreateTime:false"`
 	UpdatedAt time.Time `gorm:"column:updated_at;autoUpdateTime:false"`
 }
@@ -28,11 +29,15 @@ type orgRow struct {
 func (orgRow) TableName() string { return "orgs" }
 
 func orgToRow(o *tenancy.Org) *orgRow {
-	return &orgRow{ID: o.ID, Name: o.Name, Slug: o.Slug, CreatedAt: utc(o.CreatedAt), UpdatedAt: utc(o.CreatedAt)}
+	removed := o.RemovedMemberKeys
+	if removed == "" {
+		removed = tenancy.KeysRevoke
+	}
+	return &orgRow{ID: o.ID, Name: o.Name, Slug: o.Slug, Removed: string(removed), CreatedAt: utc(o.CreatedAt), UpdatedAt: utc(o.CreatedAt)}
 }
 
 func (r *orgRow) domain() *tenancy.Org {
-	return &tenancy.Org{ID: r.ID, Name: r.Name, Slug: r.Slug, CreatedAt: utc(r.CreatedAt)}
+	return &tenancy.Org{ID: r.ID, Name: r.Name, Slug: r.Slug, RemovedMemberKeys: tenancy.KeyDisposal(r.Removed), CreatedAt: utc(r.CreatedAt)}
 }
 
 type userRow struct {
@@ -128,6 +133,7 @@ type keyRow struct {
 	Tags                string     `gorm:"column:tags"`
 	ExpiresAt           *time.Time `gorm:"column:expires_at"`
 	RevokedAt           *time.Time `gorm:"column:revoked_at"`
+	SuspendedAt         *time.Time `gorm:"column:suspended_at"`
 	LastUsedAt          *time.Time `gorm:"column:last_used_at"`
 	CreatedAt           time.Time  `gorm:"column:created_at;autoCreateTime:false"`
 }
@@ -141,7 +147,7 @@ func keyToRow(k *tenancy.Key) *keyRow {
 		RPM: k.Limits.RPM, TPM: k.Limits.TPM, DailyBudgetMicros: k.Limits.DailyBudgetMicros,
 		MonthlyBudgetMicros: k.Limits.MonthlyBudgetMicros, BudgetSoft: k.Limits.SoftBudgets, ExpiresAt: utcPtr(k.ExpiresAt),
 		Tags:      strings.Join(k.Tags, ","),
-		RevokedAt: utcPtr(k.RevokedAt), LastUsedAt: utcPtr(k.LastUsedAt), CreatedAt: utc(k.CreatedAt),
+		RevokedAt: utcPtr(k.RevokedAt), SuspendedAt: utcPtr(k.SuspendedAt), LastUsedAt: utcPtr(k.LastUsedAt), CreatedAt: utc(k.CreatedAt),
 	}
 }
 
@@ -152,7 +158,8 @@ func (r *keyRow) domain() *tenancy.Key {
 		Limits: tenancy.Limits{RPM: r.RPM, TPM: r.TPM, DailyBudgetMicros: r.DailyBudgetMicros, MonthlyBudgetMicros: r.MonthlyBudgetMicros,
 			SoftBudgets: r.BudgetSoft},
 		Tags:      splitTags(r.Tags),
-		ExpiresAt: utcPtr(r.ExpiresAt), RevokedAt: utcPtr(r.RevokedAt), LastUsedAt: utcPtr(r.LastUsedAt), CreatedAt: utc(r.CreatedAt),
+		ExpiresAt: utcPtr(r.ExpiresAt), RevokedAt: utcPtr(r.RevokedAt), SuspendedAt: utcPtr(r.SuspendedAt), LastUsedAt: utcPtr(r.LastUsedAt),
+		CreatedAt: utc(r.CreatedAt),
 	}
 }
 

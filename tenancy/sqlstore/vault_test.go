@@ -19,6 +19,7 @@ import (
 	gormlogger "gorm.io/gorm/logger"
 
 	"github.com/heddle-gw/heddle/internal/testdb"
+	"github.com/heddle-gw/heddle/internal/testwait"
 	"github.com/heddle-gw/heddle/tenancy"
 	"github.com/heddle-gw/heddle/tenancy/sqlstore"
 )
@@ -223,9 +224,12 @@ func TestRotateWhileResolvingOnRealDatabase(t *testing.T) {
 				}
 			}()
 		}
-		time.Sleep(50 * time.Millisecond)
+		// Resolves run before, during and after the rotation.
+		from := calls.Load()
+		testwait.Until(t, time.Minute, "resolves before the rotation", func() bool { return calls.Load()-from >= 20 })
 		rep, err := tenancy.RotateMasterKeyset(ctx, e.path, sqlstore.New(d.DB), tenancy.RotateOptions{ReencryptOrgID: all[0].org, BatchSize: 3})
-		time.Sleep(50 * time.Millisecond)
+		from = calls.Load()
+		testwait.Until(t, time.Minute, "resolves after the rotation", func() bool { return calls.Load()-from >= 20 })
 		close(stop)
 		wg.Wait()
 		if err != nil {

@@ -59,7 +59,7 @@ func (m *Memory) CreateAccount(_ context.Context, u *tenancy.User, o *tenancy.Or
 		return err
 	}
 	m.users[u.ID] = *u
-	m.orgs[o.ID] = *o
+	m.orgs[o.ID] = withDefaults(*o)
 	m.members[[2]string{ms.OrgID, ms.UserID}] = *ms
 	return nil
 }
@@ -98,7 +98,7 @@ func (m *Memory) CreateOrg(_ context.Context, o *tenancy.Org, owner *tenancy.Mem
 	if err := m.checkOrgLocked(o); err != nil {
 		return err
 	}
-	m.orgs[o.ID] = *o
+	m.orgs[o.ID] = withDefaults(*o)
 	m.members[[2]string{owner.OrgID, owner.UserID}] = *owner
 	return nil
 }
@@ -135,6 +135,28 @@ func (m *Memory) OrgByID(_ context.Context, id string) (*tenancy.Org, error) {
 		return nil, notFound("org")
 	}
 	return &o, nil
+}
+
+// withDefaults is o as the real store keeps it: a new organisation revokes
+// removed members' keys.
+func withDefaults(o tenancy.Org) tenancy.Org {
+	if o.RemovedMemberKeys == "" {
+		o.RemovedMemberKeys = tenancy.KeysRevoke
+	}
+	return o
+}
+
+// SetRemovedMemberKeys implements tenancy.AccountStore.
+func (m *Memory) SetRemovedMemberKeys(_ context.Context, orgID string, d tenancy.KeyDisposal) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	o, ok := m.orgs[orgID]
+	if !ok {
+		return notFound("org")
+	}
+	o.RemovedMemberKeys = d
+	m.orgs[orgID] = o
+	return nil
 }
 
 // OrgBySlug implements tenancy.AccountStore.
@@ -229,7 +251,7 @@ func (m *Memory) SetRole(_ context.Context, orgID, userID string, role tenancy.R
 }
 
 // DeleteMembership implements tenancy.MembershipStore.
-func (m *Memory) DeleteMembership(_ context.Context, orgID, userID string, at time.Time) error {
+func (m *Memory) DeleteMembership(_ context.Context, orgID, userID string, at time.Time, keys tenancy.KeyDisposal) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	k := [2]string{orgID, userID}
@@ -242,8 +264,12 @@ func (m *Memory) DeleteMembership(_ context.Context, orgID, userID string, at ti
 	}
 	delete(m.members, k)
 	for id, key := range m.keys {
-		if key.OrgID == orgID && key.CreatedBy == userID && key.RevokedAt == nil {
-			key.RevokedAt = &at
+		if key.OrgID == orgID && key.CreatedBy == userID && key.RevokedAt == nil && key.SuspendedAt == nil {
+			if keys == tenancy.KeysSuspend {
+				key.SuspendedAt = &at
+			} else {
+				key.RevokedAt = &at
+			}
 			m.keys[id] = key
 		}
 	}

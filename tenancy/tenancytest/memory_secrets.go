@@ -118,6 +118,19 @@ func (m *Memory) RevokeKey(_ context.Context, orgID, id string, at time.Time) er
 	return nil
 }
 
+// ReinstateKey implements tenancy.KeyStore.
+func (m *Memory) ReinstateKey(_ context.Context, orgID, id string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	k, ok := m.keys[id]
+	if !ok || k.OrgID != orgID {
+		return notFound("key")
+	}
+	k.SuspendedAt = nil
+	m.keys[id] = k
+	return nil
+}
+
 func cloneCred(c tenancy.Credential) *tenancy.Credential {
 	c.Ciphertext = bytes.Clone(c.Ciphertext)
 	return &c

@@ -179,9 +179,9 @@ func testMemberships(t *testing.T, s tenancy.Store) {
 	}
 
 	mustIs(t, s.SetRole(ctx, org.ID, alice.ID, tenancy.RoleAdmin), tenancy.ErrLastOwner, "demote last owner")
-	mustIs(t, s.DeleteMembership(ctx, org.ID, alice.ID, base), tenancy.ErrLastOwner, "remove last owner")
+	mustIs(t, s.DeleteMembership(ctx, org.ID, alice.ID, base, tenancy.KeysRevoke), tenancy.ErrLastOwner, "remove last owner")
 	mustIs(t, s.SetRole(ctx, org.ID, id(), tenancy.RoleAdmin), tenancy.ErrNotFound, "set role of non-member")
-	mustIs(t, s.DeleteMembership(ctx, org.ID, id(), base), tenancy.ErrNotFound, "remove non-member")
+	mustIs(t, s.DeleteMembership(ctx, org.ID, id(), base, tenancy.KeysRevoke), tenancy.ErrNotFound, "remove non-member")
 
 	mustNil(t, s.SetRole(ctx, org.ID, bob.ID, tenancy.RoleOwner), "promote bob")
 	mustNil(t, s.SetRole(ctx, org.ID, alice.ID, tenancy.RoleMember), "demote alice with another owner")
@@ -204,7 +204,7 @@ func testMemberships(t *testing.T, s tenancy.Store) {
 	carols, carolsRevoked := key(org, carol.ID, nil), key(org, carol.ID, &earlier)
 	bobs, carolsElsewhere := key(org, bob.ID, nil), key(carolOrg, carol.ID, nil)
 	removedAt := base.Add(time.Hour)
-	mustNil(t, s.DeleteMembership(ctx, org.ID, carol.ID, removedAt), "remove carol")
+	mustNil(t, s.DeleteMembership(ctx, org.ID, carol.ID, removedAt, tenancy.KeysRevoke), "remove carol")
 	_, err = s.Membership(ctx, org.ID, carol.ID)
 	mustIs(t, err, tenancy.ErrNotFound, "carol after removal")
 	for _, c := range []struct {
@@ -217,10 +217,41 @@ func testMemberships(t *testing.T, s tenancy.Store) {
 			t.Fatalf("key of %s in %s: revoked_at %v, want %v", c.k.CreatedBy, c.k.OrgID, got.RevokedAt, c.want)
 		}
 	}
-	mustIs(t, s.DeleteMembership(ctx, org.ID, bob.ID, base), tenancy.ErrLastOwner, "remove bob, now last owner")
+	mustIs(t, s.DeleteMembership(ctx, org.ID, bob.ID, base, tenancy.KeysRevoke), tenancy.ErrLastOwner, "remove bob, now last owner")
 	// A refused removal revokes nothing.
 	if got, err := s.OrgKey(ctx, org.ID, bobs.ID); err != nil || got.RevokedAt != nil {
 		t.Fatalf("bob's key after a refused removal: %+v %v", got, err)
+	}
+
+	// An organisation that suspends: the removed member's live keys are
+	// suspended, not revoked, and an admin can reinstate one.
+	if o, err := s.OrgByID(ctx, carolOrg.ID); err != nil || o.RemovedMemberKeys != tenancy.KeysRevoke {
+		t.Fatalf("new organisation's removed-member keys: %+v %v, want revoke", o, err)
+	}
+	mustNil(t, s.SetRemovedMemberKeys(ctx, org.ID, tenancy.KeysSuspend), "set suspend")
+	mustIs(t, s.SetRemovedMemberKeys(ctx, id(), tenancy.KeysSuspend), tenancy.ErrNotFound, "set on an unknown org")
+	if o, err := s.OrgByID(ctx, org.ID); err != nil || o.RemovedMemberKeys != tenancy.KeysSuspend {
+		t.Fatalf("org after set: %+v %v, want suspend", o, err)
+	}
+	dave, _ := account(t, s, "dave", 3*time.Second)
+	inv(dave, tenancy.RoleMember, 3*time.Minute)
+	daves, davesRevoked := key(org, dave.ID, nil), key(org, dave.ID, &earlier)
+	suspendedAt := base.Add(2 * time.Hour)
+	mustNil(t, s.DeleteMembership(ctx, org.ID, dave.ID, suspendedAt, tenancy.KeysSuspend), "remove dave")
+	got, err := s.OrgKey(ctx, org.ID, daves.ID)
+	if err != nil || got.RevokedAt != nil || got.SuspendedAt == nil || !got.SuspendedAt.Equal(suspendedAt) {
+		t.Fatalf("dave's key after removal: %+v %v; want suspended at %v", got, err, suspendedAt)
+	}
+	if byHash, err := s.KeyByHash(ctx, daves.Hash); err != nil || byHash.SuspendedAt == nil {
+		t.Fatalf("dave's key by hash: %+v %v; want suspended", byHash, err)
+	}
+	if got, _ := s.OrgKey(ctx, org.ID, davesRevoked.ID); got.SuspendedAt != nil || got.RevokedAt == nil {
+		t.Fatalf("dave's revoked key was suspended: %+v", got)
+	}
+	mustIs(t, s.ReinstateKey(ctx, carolOrg.ID, daves.ID), tenancy.ErrNotFound, "reinstate from another org")
+	mustNil(t, s.ReinstateKey(ctx, org.ID, daves.ID), "reinstate")
+	if got, _ := s.OrgKey(ctx, org.ID, daves.ID); got.SuspendedAt != nil || got.RevokedAt != nil {
+		t.Fatalf("dave's key after reinstating: %+v", got)
 	}
 }
 

@@ -36,6 +36,9 @@ type Row struct {
 	Status     string // active, expired, revoked
 	// CanEdit shows the edit button: the viewer may change this key.
 	CanEdit bool
+	// CanReinstate shows the reinstate button of a suspended key (admins
+	// and owners).
+	CanReinstate bool
 	// Saved marks the row just saved through its edit form.
 	Saved bool
 	// Edit, when set, shows the row as its edit form (the page's answer

@@ -53,7 +53,25 @@ type TrainProps struct {
 	MaxSamples int
 	Trained    string // the success message, "" when nothing was trained
 	TrainedID  string
+	Queued     string // the message after an upload was queued
+	QueuedID   string // its job id
 	Error      string // what is wrong with the upload, naming the line or field
+}
+
+// JobRow is one of the organisation's training jobs. An active (queued or
+// running) row polls its own status.
+type JobRow struct {
+	ID      string
+	Status  string // queued, running, done, failed, cancelled
+	Stage   string
+	Percent int
+	Samples int
+	Created string
+	// Detail is the outcome: the bundle trained, or why it failed.
+	Detail    string
+	Active    bool
+	CanCancel bool // admins and owners, while Active
+	CSRF      string
 }
 
 // ContentProps is the page's main area: the settings form, the bundles and
@@ -64,6 +82,7 @@ type ContentProps struct {
 	Try     TryProps
 	Bundles []BundleRow
 	Train   TrainProps
+	Jobs    []JobRow // latest first
 	CanEdit bool
 }
 
