@@ -66,7 +66,8 @@ func (t *trainFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&t.shrinkage, "shrinkage", offline.DefaultShrinkage, "pseudo-count m shrinking small clusters toward the global mean")
 	fs.StringVar(&t.embedder, "embedder", lexical.ID, `embedder: "lexical-v1" or a spec the binary can open, e.g. "hugot:DIR"`)
 	fs.BoolVar(&t.lastBlock, "last-block", true, "CSV: embed only the prompt's block after its last blank line")
-	fs.StringVar(&t.scorer, "scorer", offline.DefaultScorer, `scorer kind: "`+routing.ScorerExpected+`" (expected quality minus lambda(alpha) x cost) or "`+routing.ScorerAvengersPro+`"`)
+	fs.StringVar(&t.scorer, "scorer", offline.DefaultScorer, `scorer kind: "`+offline.ScorerAuto+`" (chosen by cross-validation on the training data), "`+
+		routing.ScorerPredictor+`" (per-query predicted quality minus lambda(alpha) x cost), "`+routing.ScorerExpected+`" (cluster expected quality minus lambda(alpha) x cost) or "`+routing.ScorerAvengersPro+`"`)
 }
 
 // embedders returns the factory of the embedder the flags name.
@@ -121,11 +122,14 @@ func bundleTrain(ctx context.Context, args []string, stdout io.Writer, ad bundle
 		if err != nil {
 			return err
 		}
-		b, err = offline.Train(ctx, offline.TrainConfig{
+		cfg, _, err := offline.ResolveScorer(ctx, offline.TrainConfig{
 			ID: *id, Revision: *rev, K: tf.k, Seed: *seed, Restarts: tf.restarts,
 			Shrinkage: tf.shrinkage, Scorer: tf.scorer, Date: *date, Notes: *notes,
-		}, samples, emb)
+		}, samples, tf.embedders(ad), nil)
 		if err != nil {
+			return err
+		}
+		if b, err = offline.Train(ctx, cfg, samples, emb); err != nil {
 			return err
 		}
 	}
@@ -140,8 +144,15 @@ func bundleTrain(ctx context.Context, args []string, stdout io.Writer, ad bundle
 	if err := os.WriteFile(*out, encoded, 0o644); err != nil {
 		return fmt.Errorf("bundle train: write bundle: %w", err)
 	}
-	fmt.Fprintf(stdout, "wrote %s: %d clusters, %d models, %d samples, embedder %s (%s)\n",
-		*out, len(b.Clusters), len(b.Models), b.Training.Samples, b.Embedder.ID, b.Embedder.Fingerprint)
+	kind := b.Scorer
+	if kind == "" {
+		kind = routing.ScorerAvengersPro
+	}
+	fmt.Fprintf(stdout, "wrote %s: %s scorer, %d clusters, %d models, %d samples, embedder %s (%s)\n",
+		*out, kind, len(b.Clusters), len(b.Models), b.Training.Samples, b.Embedder.ID, b.Embedder.Fingerprint)
+	if b.Training.Selection != "" {
+		fmt.Fprintln(stdout, b.Training.Selection)
+	}
 	return nil
 }
 

@@ -66,7 +66,7 @@ func TestTrainCommand(t *testing.T) {
 		b.Training.Samples != 4 || strings.Join(b.Models, ",") != "big,small" || b.Embedder.ID != "lexical-v1" {
 		t.Fatalf("bundle %+v", b.Training)
 	}
-	if !strings.Contains(stdout.String(), "wrote "+out+": 2 clusters, 2 models, 4 samples") {
+	if !strings.Contains(stdout.String(), "wrote "+out+": avengers-pro scorer, 2 clusters, 2 models, 4 samples") {
 		t.Fatalf("stdout %q", stdout.String())
 	}
 	// Without shrinkage the bundle routes coding to big and translation (where

@@ -60,7 +60,7 @@ func TestScoreExpectedHand(t *testing.T) {
 		want  string
 		score float64
 	}{{1, "A", 0.857445}, {0.5, "B", 0.645674}, {0, "C", 0.485815 - 1.141851}} {
-		best, _, scores := scoreVec(b, []float32{0.8, 0.6}, tc.alpha, []int{0, 1, 2}, 2, 9)
+		best, _, scores := scoreVec(b, []float32{0.8, 0.6}, nil, tc.alpha, []int{0, 1, 2}, 2, 9)
 		if b.Models[best] != tc.want {
 			t.Errorf("alpha %v: %s, want %s (%+v)", tc.alpha, b.Models[best], tc.want, scores)
 		}
@@ -100,7 +100,7 @@ func TestExpectedDialMonotone(t *testing.T) {
 		Normalise(vec)
 		lastQ, lastC := -1.0, -1.0
 		for a := 0; a <= 40; a++ {
-			best, _, scores := scoreVec(b, vec, float64(a)/40, eligible, 3, 9)
+			best, _, scores := scoreVec(b, vec, nil, float64(a)/40, eligible, 3, 9)
 			var s ModelScore
 			for _, x := range scores {
 				if x.Model == b.Models[best] {

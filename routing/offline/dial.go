@@ -10,14 +10,15 @@ import (
 // (alpha 0, 0.05, ..., 1).
 const DialKnots = 21
 
-// placeDial sets b's scorer to routing.ScorerExpected and places its dial on
-// the training queries' vectors: knot j is the lambda at which the expected
+// placeDial places the dial of b (routing.ScorerExpected unless b is already
+// a routing.ScorerPredictor bundle) on the training queries' vectors and
+// features (nil for ScorerExpected): knot j is the lambda at which the expected
 // spend of the training queries (each routed to its best q - lambda*c under
 // the bundle's own estimates) is j/(DialKnots-1) of the way from the cheapest
 // choice to the highest-quality one. So alpha moves spend evenly, whether the
 // bundle has two models or twelve; lambda falls as alpha rises, so the
 // chosen model's expected quality never falls.
-func placeDial(b *routing.Bundle, emb routing.Embedder, vecs [][]float32, cfg routing.Config) error {
+func placeDial(b *routing.Bundle, emb routing.Embedder, vecs [][]float32, feats []*[routing.QueryFeatureCount]float64, cfg routing.Config) error {
 	r, err := routing.NewRouter(b, emb, cfg)
 	if err != nil {
 		return fmt.Errorf("%w: dial: %w", routing.ErrData, err)
@@ -29,7 +30,11 @@ func placeDial(b *routing.Bundle, emb routing.Embedder, vecs [][]float32, cfg ro
 	est := make([][]routing.ModelScore, len(vecs))
 	cheapest := 0.0
 	for i, v := range vecs {
-		est[i] = r.ExpectedVec(v, all)
+		var f *[routing.QueryFeatureCount]float64
+		if feats != nil {
+			f = feats[i]
+		}
+		est[i] = r.ExpectedVec(v, f, all)
 		lo := est[i][0].Cost
 		for _, s := range est[i] {
 			lo = min(lo, s.Cost)
@@ -70,6 +75,9 @@ func placeDial(b *routing.Bundle, emb routing.Embedder, vecs [][]float32, cfg ro
 		}
 		dial[j] = min(round(up, 9), dial[j-1])
 	}
-	b.Scorer, b.Dial = routing.ScorerExpected, dial
+	if b.Scorer != routing.ScorerPredictor {
+		b.Scorer = routing.ScorerExpected
+	}
+	b.Dial = dial
 	return b.Prepare()
 }

@@ -94,7 +94,9 @@ func OrgK(n int) int {
 // dollars per query) and must be known to the catalog. It reads at most
 // cfg.MaxBytes and cfg.MaxSamples (ErrDataTooLarge), needs cfg.MinSamples
 // samples and cfg.MinModels models, fits a fresh lexical-v1 embedder on the
-// prompts and clusters them (see Train). Data errors are *FieldError naming
+// prompts and clusters them (see Train), with the scorer kind chosen by
+// cross-validation on the upload (ResolveScorer; the per-query predictor
+// is trained as for `heddle bundle train`). Data errors are *FieldError naming
 // the line and field ("line 17: scores") and wrap ErrData. The bundle's id is
 // derived from the organisation, data hash and seed, so the same upload
 // trains the same bundle; its revision is the training time.
@@ -118,7 +120,7 @@ func TrainOrgBundle(ctx context.Context, orgID string, jsonl io.Reader, cfg OrgT
 	if k <= 0 {
 		k = OrgK(len(samples))
 	}
-	return Train(ctx, TrainConfig{
+	cfg0 := TrainConfig{
 		ID:        "org-" + hex.EncodeToString(idSum[:8]),
 		Revision:  now.Format("20060102T150405Z"),
 		K:         min(k, routing.MaxOrgK),
@@ -126,10 +128,17 @@ func TrainOrgBundle(ctx context.Context, orgID string, jsonl io.Reader, cfg OrgT
 		Restarts:  cfg.Restarts,
 		MaxIter:   cfg.MaxIter,
 		Shrinkage: cfg.Shrinkage,
+		Scorer:    ScorerAuto,
 		Date:      now.Format(time.DateOnly),
 		Sources:   []string{"organisation evaluation data " + orgID},
 		Notes:     "trained from an organisation's uploaded evaluation data",
-	}, samples, emb)
+	}
+	lexicalOf := func(context.Context, uint64) (routing.Embedder, error) { return emb, nil }
+	tc, _, err := ResolveScorer(ctx, cfg0, samples, lexicalOf, nil)
+	if err != nil {
+		return nil, err
+	}
+	return Train(ctx, tc, samples, emb)
 }
 
 // readOrgJSONL parses and checks uploaded samples line by line.
@@ -197,7 +206,10 @@ func orgSample(text []byte, line int, known func(string) bool) (Sample, error) {
 	if len(j.Scores) == 0 {
 		return Sample{}, bad("scores", "is required")
 	}
-	s := Sample{ID: j.ID, Prompt: j.Prompt, Task: j.Task, Quality: map[string]float64{}, Cost: map[string]float64{}}
+	s := Sample{ID: j.ID, Prompt: j.Prompt, Task: j.Task, Turn: routing.TurnType(j.Turn), Quality: map[string]float64{}, Cost: map[string]float64{}}
+	if !knownTurn(s.Turn) {
+		return Sample{}, bad("turn", "is not one of main, tool_result, sub_agent, compaction, probe, title")
+	}
 	for _, m := range sortedKeys(j.Scores) {
 		q := j.Scores[m]
 		c, ok := j.Costs[m]
@@ -228,4 +240,13 @@ func sortedKeys(m map[string]float64) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// knownTurn reports whether t is "" or a routing.TurnType.
+func knownTurn(t routing.TurnType) bool {
+	switch t {
+	case "", routing.TurnMain, routing.TurnToolResult, routing.TurnSubAgent, routing.TurnCompaction, routing.TurnProbe, routing.TurnTitle:
+		return true
+	}
+	return false
 }
