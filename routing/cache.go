@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/heddle-gw/heddle/llm"
+	"github.com/heddle-gw/heddle/routing/lexical"
 )
 
 // Cache defaults.
@@ -53,6 +54,16 @@ func (c CacheConfig) withDefaults() CacheConfig {
 		c.Now = time.Now
 	}
 	return c
+}
+
+// SemanticTierDefault reports whether the semantic tier is on by default
+// with emb: not with lexical-v1, which on the repository's cache set
+// (routing/testdata/paraphrases.jsonl, offline.TestCacheSetLexical) serves
+// almost no reworded question at a threshold that serves no wrong answer, so
+// embedding every stored and looked-up message would cost CPU for nothing;
+// yes with any other (a pretrained sentence embedder an operator runs).
+func SemanticTierDefault(emb Embedder) bool {
+	return emb != nil && emb.ID() != lexical.ID
 }
 
 // Neighbor is one semantic-tier entry of a partition: the embedding of the
@@ -242,7 +253,9 @@ type StoreInput struct {
 // Store offers a response to the cache and reports whether it was stored.
 // Only complete 200 responses are stored: a response whose stop reason is
 // end_turn, max_tokens, stop_sequence or tool_use. Cache-Control: no-store
-// and the organisation's bypass skip storing (no-cache only skips lookups).
+// or no-cache (and Pragma: no-cache) and the organisation's bypass skip
+// storing, before any embedding: a caller who will not read the cache does
+// not pay for filling it.
 // A nil *Cache stores nothing. Errors wrap ErrCacheScope, ErrCacheStore or
 // the embedder's error.
 func (c *Cache) Store(ctx context.Context, in StoreInput) (bool, error) {
@@ -312,8 +325,7 @@ func lookupBypass(h http.Header, org bool) string {
 }
 
 func storeBypass(h http.Header, org bool) bool {
-	_, noStore := cacheDirectives(h)
-	return org || noStore
+	return lookupBypass(h, org) != ""
 }
 
 // cacheDirectives reads the request's Cache-Control (and the legacy

@@ -12,7 +12,7 @@ import (
 // Predictor training defaults (chosen by cross-validation on the RouterBench
 // training split; see routing/testdata/README.md).
 const (
-	DefaultPredictorL2         = 3e-3
+	DefaultPredictorL2         = 1e-3
 	DefaultPredictorRate       = 0.05
 	DefaultPredictorEpochs     = 400
 	DefaultPredictorPatience   = 25
