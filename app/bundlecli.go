@@ -125,7 +125,7 @@ func bundleTrain(ctx context.Context, args []string, stdout io.Writer, ad bundle
 		cfg, _, err := offline.ResolveScorer(ctx, offline.TrainConfig{
 			ID: *id, Revision: *rev, K: tf.k, Seed: *seed, Restarts: tf.restarts,
 			Shrinkage: tf.shrinkage, Scorer: tf.scorer, Date: *date, Notes: *notes,
-		}, samples, tf.embedders(ad), nil)
+		}, samples, tf.embedders(ad))
 		if err != nil {
 			return err
 		}

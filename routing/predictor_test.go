@@ -64,7 +64,7 @@ func TestScorePredictorHand(t *testing.T) {
 
 func TestPredictorPrepare(t *testing.T) {
 	for _, tc := range []struct {
-		name  string
+		name   string
 		break_ func(b *Bundle)
 	}{
 		{"no predictor", func(b *Bundle) { b.Predictor = nil }},

@@ -28,10 +28,8 @@ type CVResult struct {
 // cfg.Seed, trains a bundle with cfg on all parts but one (the embedder from
 // newEmbedder(cfg.Seed)) and measures the APGR of its dial sweep on the part
 // left out, for every part. Only the given samples are used, so run it on
-// training data alone. models, when set, restricts the evaluation to those
-// models (EvalConfig.Models) while the bundle trains on all. It blocks for
-// folds trainings.
-func CrossValidate(ctx context.Context, cfg TrainConfig, samples []Sample, newEmbedder EmbedderFactory, folds int, models []string) (CVResult, error) {
+// training data alone. It blocks for folds trainings.
+func CrossValidate(ctx context.Context, cfg TrainConfig, samples []Sample, newEmbedder EmbedderFactory, folds int) (CVResult, error) {
 	if folds < 2 {
 		return CVResult{}, fmt.Errorf("%w: %d folds", routing.ErrUsage, folds)
 	}
@@ -64,7 +62,7 @@ func CrossValidate(ctx context.Context, cfg TrainConfig, samples []Sample, newEm
 		if err != nil {
 			return CVResult{}, err
 		}
-		rep, err := Evaluate(ctx, b, live, held, EvalConfig{Router: cfg.Router, Models: models})
+		rep, err := Evaluate(ctx, b, live, held, EvalConfig{Router: cfg.Router})
 		if err != nil {
 			return CVResult{}, fmt.Errorf("fold %d: %w", f, err)
 		}
@@ -81,7 +79,7 @@ func CrossValidate(ctx context.Context, cfg TrainConfig, samples []Sample, newEm
 // SelectScorer cross-validates every kind of kinds (Scorers when nil) with
 // cfg and returns the kind of the highest mean APGR (the earlier kind on a
 // tie) beside every kind's result.
-func SelectScorer(ctx context.Context, cfg TrainConfig, samples []Sample, newEmbedder EmbedderFactory, folds int, kinds, models []string) (string, []CVResult, error) {
+func SelectScorer(ctx context.Context, cfg TrainConfig, samples []Sample, newEmbedder EmbedderFactory, folds int, kinds []string) (string, []CVResult, error) {
 	if kinds == nil {
 		kinds = Scorers
 	}
@@ -90,7 +88,7 @@ func SelectScorer(ctx context.Context, cfg TrainConfig, samples []Sample, newEmb
 	for _, k := range kinds {
 		c := cfg
 		c.Scorer = k
-		r, err := CrossValidate(ctx, c, samples, newEmbedder, folds, models)
+		r, err := CrossValidate(ctx, c, samples, newEmbedder, folds)
 		if err != nil {
 			return "", nil, fmt.Errorf("%s: %w", k, err)
 		}
@@ -116,15 +114,15 @@ const SelectionFolds = 3
 // it cross-validates every kind of Scorers on samples (SelectionFolds folds,
 // cfg's seed, the embedder from newEmbedder), sets the winner, and sets
 // cfg.Selection (recorded in the bundle's TrainingMeta) to SelectionNote.
-// models restricts the evaluation as in CrossValidate. When the data cannot
+// When the data cannot
 // be cross-validated (ErrData: too few samples, a fold without a gap between
 // its strongest and cheapest model) the scorer is ScorerExpected, and
 // Selection says why.
-func ResolveScorer(ctx context.Context, cfg TrainConfig, samples []Sample, newEmbedder EmbedderFactory, models []string) (TrainConfig, []CVResult, error) {
+func ResolveScorer(ctx context.Context, cfg TrainConfig, samples []Sample, newEmbedder EmbedderFactory) (TrainConfig, []CVResult, error) {
 	if cfg.Scorer != ScorerAuto {
 		return cfg, nil, nil
 	}
-	kind, results, err := SelectScorer(ctx, cfg, samples, newEmbedder, SelectionFolds, nil, models)
+	kind, results, err := SelectScorer(ctx, cfg, samples, newEmbedder, SelectionFolds, nil)
 	if errors.Is(err, routing.ErrData) {
 		// Too few samples, or a fold whose strongest model is not better
 		// than its cheapest: the data cannot choose, so the bundle gets the

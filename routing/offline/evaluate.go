@@ -13,10 +13,6 @@ type EvalConfig struct {
 	// Alphas to sweep; nil means 0, 0.05, ..., 1.
 	Alphas []float64
 	Router routing.Config
-	// Models, when set, restricts the eligible models (and the strongest
-	// and cheapest baselines) to these of the bundle's: a tenant allowing
-	// only some of the models the bundle was trained on.
-	Models []string
 }
 
 // DefaultAlphas returns 0 to 1 in steps of 0.05.
@@ -90,41 +86,25 @@ func Evaluate(ctx context.Context, b *routing.Bundle, emb routing.Embedder, test
 	if err != nil {
 		return nil, err
 	}
-	models := b.Models
-	if cfg.Models != nil {
-		if test, err = SubsetModels(test, cfg.Models); err != nil {
-			return nil, err
-		}
-		models = nil
-		for _, m := range b.Models {
-			if slices.Contains(cfg.Models, m) {
-				models = append(models, m)
-			}
-		}
-		if len(models) != len(cfg.Models) {
-			return nil, fmt.Errorf("%w: the bundle lacks some of %v", routing.ErrUsage, cfg.Models)
-		}
-	}
 	vecs, err := embedAll(ctx, emb, test)
 	if err != nil {
 		return nil, err
 	}
 	feats := featuresOf(test)
-	rep := &EvalReport{Samples: len(test), Tasks: tasksOf(test), TaskFrontier: TaskFrontier(test), Models: models, Scorer: b.Scorer}
+	rep := &EvalReport{Samples: len(test), Tasks: tasksOf(test), TaskFrontier: TaskFrontier(test), Models: b.Models, Scorer: b.Scorer}
 	if rep.Scorer == "" {
 		rep.Scorer = routing.ScorerAvengersPro
 	}
-	rep.Strongest, rep.Cheapest = extremes(b, models)
+	rep.Strongest, rep.Cheapest = extremes(b)
 	rep.Rows = append(rep.Rows,
 		tally(test, RowStrongest, rep.Strongest, 0, func(Sample, int) string { return rep.Strongest }),
 		tally(test, RowCheapest, rep.Cheapest, 0, func(Sample, int) string { return rep.Cheapest }),
-		tally(test, RowOracle, "", 0, func(s Sample, _ int) string { return oracle(models, s) }))
+		tally(test, RowOracle, "", 0, func(s Sample, _ int) string { return oracle(b, s) }))
 	for _, a := range alphas {
 		choose := func(s Sample, i int) string {
-			eligible := make([]int, 0, len(models))
-			for _, m := range models {
+			eligible := make([]int, 0, len(b.Models))
+			for mi, m := range b.Models {
 				if _, ok := s.Quality[m]; ok {
-					mi, _ := b.ModelIndex(m)
 					eligible = append(eligible, mi)
 				}
 			}
@@ -160,29 +140,26 @@ func tally(test []Sample, kind, model string, alpha float64, choose func(Sample,
 	return row
 }
 
-// extremes returns, of models (the bundle's), the one with the highest
-// global quality (cheaper on ties) and the one with the lowest global cost.
-func extremes(b *routing.Bundle, models []string) (strongest, cheapest string) {
-	si, ci := -1, -1
-	for i, m := range b.Models {
-		if !slices.Contains(models, m) {
-			continue
-		}
-		g := b.Global[i]
-		if si < 0 || g.Quality > b.Global[si].Quality || (g.Quality == b.Global[si].Quality && g.Cost < b.Global[si].Cost) {
+// extremes returns the model with the highest global quality (cheaper on
+// ties) and the one with the lowest global cost.
+func extremes(b *routing.Bundle) (strongest, cheapest string) {
+	si, ci := 0, 0
+	for i, g := range b.Global {
+		s := b.Global[si]
+		if g.Quality > s.Quality || (g.Quality == s.Quality && g.Cost < s.Cost) {
 			si = i
 		}
-		if ci < 0 || g.Cost < b.Global[ci].Cost {
+		if g.Cost < b.Global[ci].Cost {
 			ci = i
 		}
 	}
 	return b.Models[si], b.Models[ci]
 }
 
-// oracle returns the sample's best model among models, the cheaper on ties.
-func oracle(models []string, s Sample) string {
+// oracle returns the sample's best model among the bundle's, the cheaper on ties.
+func oracle(b *routing.Bundle, s Sample) string {
 	best, bq, bc := "", math.Inf(-1), math.Inf(1)
-	for _, m := range models {
+	for _, m := range b.Models {
 		q, ok := s.Quality[m]
 		if !ok {
 			continue

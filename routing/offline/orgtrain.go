@@ -134,7 +134,7 @@ func TrainOrgBundle(ctx context.Context, orgID string, jsonl io.Reader, cfg OrgT
 		Notes:     "trained from an organisation's uploaded evaluation data",
 	}
 	lexicalOf := func(context.Context, uint64) (routing.Embedder, error) { return emb, nil }
-	tc, _, err := ResolveScorer(ctx, cfg0, samples, lexicalOf, nil)
+	tc, _, err := ResolveScorer(ctx, cfg0, samples, lexicalOf)
 	if err != nil {
 		return nil, err
 	}

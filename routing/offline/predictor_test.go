@@ -130,7 +130,7 @@ func TestTrainPredictor(t *testing.T) {
 func TestSelectScorer(t *testing.T) {
 	ctx := context.Background()
 	cfg := TrainConfig{K: 2, Seed: 1, Restarts: 1, Scorer: ScorerAuto}
-	got, results, err := ResolveScorer(ctx, cfg, hardEasySamples(300, 5), lexicalFactory, nil)
+	got, results, err := ResolveScorer(ctx, cfg, hardEasySamples(300, 5), lexicalFactory)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,13 +145,13 @@ func TestSelectScorer(t *testing.T) {
 	if !strings.HasPrefix(got.Selection, "scorer chosen by 3-fold cross-validation on the training data (mean held-out APGR): predictor ") {
 		t.Fatalf("selection note %q", got.Selection)
 	}
-	few, _, err := ResolveScorer(ctx, cfg, hardEasySamples(5, 5), lexicalFactory, nil)
+	few, _, err := ResolveScorer(ctx, cfg, hardEasySamples(5, 5), lexicalFactory)
 	if err != nil || few.Scorer != routing.ScorerExpected || !strings.Contains(few.Selection, "no cross-validation possible") {
 		t.Fatalf("five samples: %q %q %v", few.Scorer, few.Selection, err)
 	}
 	named := cfg
 	named.Scorer = routing.ScorerAvengersPro
-	if same, res, err := ResolveScorer(ctx, named, nil, lexicalFactory, nil); err != nil || same.Scorer != routing.ScorerAvengersPro || res != nil {
+	if same, res, err := ResolveScorer(ctx, named, nil, lexicalFactory); err != nil || same.Scorer != routing.ScorerAvengersPro || res != nil {
 		t.Fatalf("a named scorer was not kept: %q %v %v", same.Scorer, res, err)
 	}
 }

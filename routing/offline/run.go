@@ -62,7 +62,7 @@ func EvalSeeds(ctx context.Context, run EvalRun, train, test []Sample, newEmbedd
 		cfg := run.Train
 		cfg.Seed, cfg.Router = run.Seeds[0], run.Router
 		var err error
-		if cfg, res.Selection, err = ResolveScorer(ctx, cfg, train, newEmbedder, nil); err != nil {
+		if cfg, res.Selection, err = ResolveScorer(ctx, cfg, train, newEmbedder); err != nil {
 			return nil, err
 		}
 		run.Train.Scorer, run.Train.Selection = cfg.Scorer, cfg.Selection
