@@ -62,18 +62,34 @@ func placeDial(b *routing.Bundle, emb routing.Embedder, vecs [][]float32, feats 
 	}
 	dial := make([]float64, DialKnots)
 	dial[0] = round(hi, 9)
-	for j := 1; j < DialKnots-1; j++ {
-		target := cheapest + float64(j)/float64(DialKnots-1)*(top-cheapest)
+	// bisect returns the λ in [0, hi] where pred (true at 0, false at hi,
+	// monotone) turns false.
+	bisect := func(pred func(float64) bool) float64 {
 		lo, up := 0.0, hi
 		for range 80 {
-			mid := (lo + up) / 2
-			if spend(mid) > target {
+			if mid := (lo + up) / 2; pred(mid) {
 				lo = mid
 			} else {
 				up = mid
 			}
 		}
-		dial[j] = min(round(up, 9), dial[j-1])
+		return (lo + up) / 2
+	}
+	for j := 1; j < DialKnots-1; j++ {
+		target := cheapest + float64(j)/float64(DialKnots-1)*(top-cheapest)
+		edge := bisect(func(l float64) bool { return spend(l) > target })
+		// Spend is a step function of λ: take the level nearest the target
+		// (above or below the edge) and the middle of the λ range that gives
+		// it, so a knot never sits on a switching point where a query's
+		// estimate a hair off the training ones would flip.
+		above, below := spend(edge*(1-1e-9)), spend(edge*(1+1e-9)+1e-300)
+		level := below
+		if above-target < target-below {
+			level = above
+		}
+		from := bisect(func(l float64) bool { return spend(l) > level*(1+1e-12) })
+		to := bisect(func(l float64) bool { return spend(l) >= level*(1-1e-12) })
+		dial[j] = min(round((from+to)/2, 9), dial[j-1])
 	}
 	if b.Scorer != routing.ScorerPredictor {
 		b.Scorer = routing.ScorerExpected

@@ -155,3 +155,35 @@ func TestSelectScorer(t *testing.T) {
 		t.Fatalf("a named scorer was not kept: %q %v %v", same.Scorer, res, err)
 	}
 }
+
+// TestDialOffTheSwitchingPoint: two kinds of query, so the training spend
+// jumps where the x kind (only A answers it) moves to A. Knots sit in the
+// middle of a level, never on a jump: x goes to A high on the dial and to
+// the cheap B low on it, while y (both answer it) stays on B in the middle
+// of the dial, for both kinds with a dial.
+func TestDialOffTheSwitchingPoint(t *testing.T) {
+	var samples []Sample
+	for i := range 40 {
+		samples = append(samples, sample(fmt.Sprintf("x%d", i), 1, 0), sample(fmt.Sprintf("y%d", i), 1, 1))
+	}
+	for _, kind := range []string{routing.ScorerExpected, routing.ScorerPredictor} {
+		b, err := Train(context.Background(), TrainConfig{K: 2, Seed: 1, Restarts: 1, Scorer: kind}, samples, mapEmbedder{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := routing.NewRouter(b, mapEmbedder{}, routing.Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tc := range []struct {
+			text  string
+			alpha float64
+			want  string
+		}{{"x77", 0.7, "A"}, {"x77", 0.2, "B"}, {"y77", 0.6, "B"}} {
+			d, err := r.Decide(context.Background(), routing.Query{Text: tc.text, Alpha: tc.alpha, Eligible: []string{"A", "B"}})
+			if err != nil || d.Model != tc.want {
+				t.Errorf("%s: %q at alpha %v chose %q (%v), want %s; dial %v", kind, tc.text, tc.alpha, d.Model, err, tc.want, b.Dial)
+			}
+		}
+	}
+}
