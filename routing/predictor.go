@@ -83,36 +83,47 @@ func (p *Predictor) check(models, dim int) error {
 	return nil
 }
 
-// linear is w's embedding and feature terms for the query (no bias).
-func (p *Predictor) linear(w []float32, vec []float32, feats *[QueryFeatureCount]float64) float64 {
-	dim := len(vec)
-	var z float32
-	for i, x := range vec {
-		z += w[i] * x
-	}
-	s := float64(z)
+// Standardise returns the query's features as the weights expect them:
+// (f-Mean)/Scale.
+func (p *Predictor) Standardise(feats *[QueryFeatureCount]float64) (z [QueryFeatureCount]float64) {
 	for j, f := range feats {
-		s += float64(w[dim+j]) * (f - p.Mean[j]) / p.Scale[j]
+		z[j] = (f - p.Mean[j]) / p.Scale[j]
+	}
+	return z
+}
+
+// linear is w's embedding and feature terms for the query (no bias); z
+// holds the standardised features.
+func linear(w []float32, vec []float32, z *[QueryFeatureCount]float64) float64 {
+	dim := len(vec)
+	var e float32
+	for i, x := range vec {
+		e += w[i] * x
+	}
+	s := float64(e)
+	for j, f := range z {
+		s += float64(w[dim+j]) * f
 	}
 	return s
 }
 
-// Difficulty is the shared regression's logit d for the query.
-func (p *Predictor) Difficulty(vec []float32, feats *[QueryFeatureCount]float64) float64 {
-	return p.linear(p.Shared, vec, feats) + float64(p.Shared[len(p.Shared)-1])
+// Difficulty is the shared regression's logit d for the query (z from
+// Standardise).
+func (p *Predictor) Difficulty(vec []float32, z *[QueryFeatureCount]float64) float64 {
+	return linear(p.Shared, vec, z) + float64(p.Shared[len(p.Shared)-1])
 }
 
 // Logit is model m's uncalibrated logit for the query, given its
-// difficulty d.
-func (p *Predictor) Logit(m int, vec []float32, feats *[QueryFeatureCount]float64, d float64) float64 {
+// difficulty d (z from Standardise).
+func (p *Predictor) Logit(m int, vec []float32, z *[QueryFeatureCount]float64, d float64) float64 {
 	w := p.Weights[m]
-	return p.linear(w, vec, feats) + float64(w[len(w)-2])*d + float64(w[len(w)-1])
+	return linear(w, vec, z) + float64(w[len(w)-2])*d + float64(w[len(w)-1])
 }
 
 // Quality is model m's calibrated expected quality for the query with
-// difficulty d, in the training scores' units.
-func (p *Predictor) Quality(m int, vec []float32, feats *[QueryFeatureCount]float64, d float64) float64 {
-	prob := Sigmoid(p.CalA[m]*p.Logit(m, vec, feats, d) + p.CalB[m])
+// difficulty d, in the training scores' units (z from Standardise).
+func (p *Predictor) Quality(m int, vec []float32, z *[QueryFeatureCount]float64, d float64) float64 {
+	prob := Sigmoid(p.CalA[m]*p.Logit(m, vec, z, d) + p.CalB[m])
 	return p.QMin + prob*(p.QMax-p.QMin)
 }
 
@@ -144,9 +155,10 @@ func scorePredictor(b *Bundle, vec []float32, feats *[QueryFeatureCount]float64,
 func estimates(b *Bundle, clusters []ClusterWeight, vec []float32, feats *[QueryFeatureCount]float64, eligible []int) []ModelScore {
 	scores := expected(b, clusters, eligible)
 	if b.Scorer == ScorerPredictor {
-		d := b.Predictor.Difficulty(vec, feats)
+		z := b.Predictor.Standardise(feats)
+		d := b.Predictor.Difficulty(vec, &z)
 		for i, mi := range eligible {
-			scores[i].Quality = b.Predictor.Quality(mi, vec, feats, d)
+			scores[i].Quality = b.Predictor.Quality(mi, vec, &z, d)
 		}
 	}
 	return scores

@@ -69,12 +69,13 @@ func TestTrainPredictor(t *testing.T) {
 		v, _ := live.Embed(ctx, s.Prompt)
 		var f [routing.QueryFeatureCount]float64
 		routing.QueryFeatures(s.Prompt, s.Turn, &f)
-		d := b.Predictor.Difficulty(v, &f)
+		z := b.Predictor.Standardise(&f)
+		d := b.Predictor.Difficulty(v, &z)
 		k := 0
 		if strings.ToUpper(s.Prompt) == s.Prompt {
 			k = 1
 		}
-		pred[k] += b.Predictor.Quality(weak, v, &f, d)
+		pred[k] += b.Predictor.Quality(weak, v, &z, d)
 		got[k] += s.Quality["weak"]
 		count[k]++
 	}
