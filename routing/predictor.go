@@ -96,11 +96,20 @@ func (p *Predictor) Standardise(feats *[QueryFeatureCount]float64) (z [QueryFeat
 // holds the standardised features.
 func linear(w []float32, vec []float32, z *[QueryFeatureCount]float64) float64 {
 	dim := len(vec)
-	var e float32
-	for i, x := range vec {
-		e += w[i] * x
+	we := w[:dim] // one bounds check for the loop
+	// Four partial sums: independent additions pipeline.
+	var e0, e1, e2, e3 float32
+	i := 0
+	for ; i+4 <= dim; i += 4 {
+		e0 += we[i] * vec[i]
+		e1 += we[i+1] * vec[i+1]
+		e2 += we[i+2] * vec[i+2]
+		e3 += we[i+3] * vec[i+3]
 	}
-	s := float64(e)
+	for ; i < dim; i++ {
+		e0 += we[i] * vec[i]
+	}
+	s := float64(e0 + e1 + e2 + e3)
 	for j, f := range z {
 		s += float64(w[dim+j]) * f
 	}
