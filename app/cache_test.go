@@ -4,23 +4,12 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
-	"sync/atomic"
 	"testing"
 
 	"github.com/heddle-gw/heddle/llm"
 	"github.com/heddle-gw/heddle/routing"
+	"github.com/heddle-gw/heddle/routing/routingtest"
 )
-
-// countEmbeds wraps an embedder and counts its calls.
-type countEmbeds struct {
-	routing.Embedder
-	n atomic.Int32
-}
-
-func (c *countEmbeds) Embed(ctx context.Context, s string) ([]float32, error) {
-	c.n.Add(1)
-	return c.Embedder.Embed(ctx, s)
-}
 
 // renamed is an embedder under another id (a stand-in for a pretrained one).
 type renamed struct{ routing.Embedder }
@@ -54,7 +43,7 @@ func TestWireCacheSemanticTier(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := &components{cfg: Config{CacheSemantic: tc.setting, CacheThreshold: 0.97}, logger: slog.New(slog.DiscardHandler)}
-			counted := &countEmbeds{Embedder: tc.emb}
+			counted := &routingtest.CountingEmbedder{Embedder: tc.emb}
 			cache, err := c.wireCache(counted)
 			if err != nil {
 				t.Fatal(err)
@@ -63,8 +52,8 @@ func TestWireCacheSemanticTier(t *testing.T) {
 			if err != nil || !ok {
 				t.Fatalf("Store = %v, %v", ok, err)
 			}
-			if got := counted.n.Load() > 0; got != tc.embeds {
-				t.Fatalf("store embedded %d times, want embedding %v", counted.n.Load(), tc.embeds)
+			if got := counted.N.Load() > 0; got != tc.embeds {
+				t.Fatalf("store embedded %d times, want embedding %v", counted.N.Load(), tc.embeds)
 			}
 		})
 	}

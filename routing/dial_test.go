@@ -98,19 +98,26 @@ func TestExpectedDialMonotone(t *testing.T) {
 		}
 		vec := []float32{rng.Float32(), rng.Float32(), rng.Float32()}
 		Normalise(vec)
-		lastQ, lastC := -1.0, -1.0
-		for a := 0; a <= 40; a++ {
-			best, _, scores := scoreVec(b, vec, nil, float64(a)/40, eligible, 3, 9)
-			var s ModelScore
-			for _, x := range scores {
-				if x.Model == b.Models[best] {
-					s = x
-				}
+		checkMonotone(t, trial, b, vec, nil, eligible, 3)
+	}
+}
+
+// checkMonotone sweeps alpha from 0 to 1 in 40 steps and fails when the
+// chosen model's expected quality or cost ever falls.
+func checkMonotone(t *testing.T, trial int, b *Bundle, vec []float32, feats *[QueryFeatureCount]float64, eligible []int, topP int) {
+	t.Helper()
+	lastQ, lastC := -1.0, -1.0
+	for a := 0; a <= 40; a++ {
+		best, _, scores := scoreVec(b, vec, feats, float64(a)/40, eligible, topP, 9)
+		var s ModelScore
+		for _, x := range scores {
+			if x.Model == b.Models[best] {
+				s = x
 			}
-			if s.Quality < lastQ-1e-12 || s.Cost < lastC-1e-12 {
-				t.Fatalf("trial %d alpha %v: quality %v cost %v after %v %v", trial, float64(a)/40, s.Quality, s.Cost, lastQ, lastC)
-			}
-			lastQ, lastC = s.Quality, s.Cost
 		}
+		if s.Quality < lastQ-1e-12 || s.Cost < lastC-1e-12 {
+			t.Fatalf("trial %d alpha %v: quality %v cost %v after %v %v", trial, float64(a)/40, s.Quality, s.Cost, lastQ, lastC)
+		}
+		lastQ, lastC = s.Quality, s.Cost
 	}
 }

@@ -133,20 +133,7 @@ func TestPredictorDialMonotone(t *testing.T) {
 		for j := range feats {
 			feats[j] = rng.NormFloat64()
 		}
-		lastQ, lastC := -1.0, -1.0
-		for a := 0; a <= 40; a++ {
-			best, _, scores := scoreVec(b, vec, &feats, float64(a)/40, eligible, 2, 9)
-			var s ModelScore
-			for _, x := range scores {
-				if x.Model == b.Models[best] {
-					s = x
-				}
-			}
-			if s.Quality < lastQ-1e-12 || s.Cost < lastC-1e-12 {
-				t.Fatalf("trial %d alpha %v: quality %v cost %v after %v %v", trial, float64(a)/40, s.Quality, s.Cost, lastQ, lastC)
-			}
-			lastQ, lastC = s.Quality, s.Cost
-		}
+		checkMonotone(t, trial, b, vec, &feats, eligible, 2)
 	}
 }
 
