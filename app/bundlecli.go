@@ -30,7 +30,7 @@ type bundleAdapters struct {
 // bundleCommand trains or evaluates routing bundles.
 func bundleCommand(ctx context.Context, args []string, stdout io.Writer) error {
 	if len(args) == 0 {
-		return errors.New("usage: heddle bundle train|eval [flags]")
+		return errors.New("usage: heddle bundle train|eval|cache-eval [flags]")
 	}
 	ad := bundleAdapters{open: hugotembed.OpenSpec}
 	switch args[0] {
@@ -38,6 +38,8 @@ func bundleCommand(ctx context.Context, args []string, stdout io.Writer) error {
 		return bundleTrain(ctx, args[1:], stdout, ad)
 	case "eval":
 		return bundleEval(ctx, args[1:], stdout, ad)
+	case "cache-eval":
+		return cacheEval(ctx, args[1:], stdout, ad)
 	}
 	return fmt.Errorf("bundle: unknown subcommand %q", args[0])
 }
@@ -305,4 +307,56 @@ func parseSeeds(s string) ([]uint64, error) {
 		out = append(out, v)
 	}
 	return out, nil
+}
+
+// cacheEval implements `heddle bundle cache-eval`: the semantic cache tier's
+// hit and wrong-hit rates on a pair set (routing/testdata/paraphrases.jsonl)
+// with an embedder: "lexical-v1" is the default bundle's, the one the
+// gateway runs; "hugot:DIR" a model directory.
+func cacheEval(ctx context.Context, args []string, stdout io.Writer, ad bundleAdapters) error {
+	fs := flag.NewFlagSet("bundle cache-eval", flag.ContinueOnError)
+	fs.SetOutput(stdout)
+	set := fs.String("set", filepath.Join("routing", "testdata", "paraphrases.jsonl"), "pair set (JSONL: kind hit|miss|near, a, b)")
+	spec := fs.String("embedder", lexical.ID, `embedder: "lexical-v1" (the default bundle's) or "hugot:DIR"`)
+	threshold := fs.Float64("threshold", routing.DefaultCacheThreshold, "cosine a semantic hit needs")
+	if err := fs.Parse(args); err != nil {
+		return fmt.Errorf("%w: %w", routing.ErrUsage, err)
+	}
+	f, err := os.Open(*set)
+	if err != nil {
+		return fmt.Errorf("%w: %w", routing.ErrUsage, err)
+	}
+	defer f.Close()
+	pairs, err := offline.ReadCachePairs(f)
+	if err != nil {
+		return err
+	}
+	var emb routing.Embedder
+	if *spec == lexical.ID {
+		def, err := routing.DefaultBundle()
+		if err != nil {
+			return err
+		}
+		if emb, err = def.LexicalEmbedder(); err != nil {
+			return err
+		}
+	} else {
+		if ad.open == nil {
+			return fmt.Errorf("%w: embedder %q is not available in this binary", routing.ErrUsage, *spec)
+		}
+		if emb, err = ad.open(ctx, *spec); err != nil {
+			return err
+		}
+	}
+	rates, err := offline.MeasureCacheSet(ctx, emb, *threshold, pairs)
+	if err != nil {
+		return err
+	}
+	if err := rates.Write(stdout); err != nil {
+		return err
+	}
+	for _, p := range rates.Wrong {
+		fmt.Fprintf(stdout, "wrong hit (%s %s): %q answered with the answer to %q\n", p.Kind, p.Why, p.B, p.A)
+	}
+	return nil
 }

@@ -225,3 +225,21 @@ func TestModelsPullCommand(t *testing.T) {
 		t.Fatalf("puller error not returned: %v", err)
 	}
 }
+
+// TestCacheEvalCommand: the repository's pair set with the default bundle's
+// lexical-v1 at the shipped threshold serves no wrong answer; an unknown
+// embedder is a usage error.
+func TestCacheEvalCommand(t *testing.T) {
+	set := filepath.Join("..", "routing", "testdata", "paraphrases.jsonl")
+	var out bytes.Buffer
+	if err := cacheEval(context.Background(), []string{"--set", set}, &out, bundleAdapters{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "lexical-v1 at threshold 0.97: hit rate ") || !strings.Contains(out.String(), "wrong-hit rate 0/120 = 0.0%") ||
+		strings.Contains(out.String(), "wrong hit (") {
+		t.Fatalf("output %q", out.String())
+	}
+	if err := cacheEval(context.Background(), []string{"--set", set, "--embedder", "hugot:/nowhere"}, &out, bundleAdapters{}); !errors.Is(err, routing.ErrUsage) {
+		t.Fatalf("no opener: %v, want ErrUsage", err)
+	}
+}

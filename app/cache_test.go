@@ -11,14 +11,8 @@ import (
 	"github.com/heddle-gw/heddle/routing/routingtest"
 )
 
-// renamed is an embedder under another id (a stand-in for a pretrained one).
-type renamed struct{ routing.Embedder }
-
-func (renamed) ID() string { return "hugot-test" }
-
-// TestWireCacheSemanticTier: with HEDDLE_CACHE_SEMANTIC auto the cache
-// never embeds with lexical-v1 (the tier does not pay there) and embeds
-// with another embedder; on and off force it.
+// TestWireCacheSemanticTier: by default (HEDDLE_CACHE_SEMANTIC off) the
+// cache store path never embeds; on, it does.
 func TestWireCacheSemanticTier(t *testing.T) {
 	def, err := routing.DefaultBundle()
 	if err != nil {
@@ -36,10 +30,9 @@ func TestWireCacheSemanticTier(t *testing.T) {
 		emb           routing.Embedder
 		embeds        bool
 	}{
-		{"auto lexical", "auto", lex, false},
-		{"auto other", "auto", renamed{lex}, true},
-		{"on lexical", "on", lex, true},
-		{"off other", "off", renamed{lex}, false},
+		{"default", "", lex, false},
+		{"off", "off", lex, false},
+		{"on", "on", lex, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := &components{cfg: Config{CacheSemantic: tc.setting, CacheThreshold: 0.97}, logger: slog.New(slog.DiscardHandler)}

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/heddle-gw/heddle/llm"
-	"github.com/heddle-gw/heddle/routing/lexical"
 )
 
 // Cache defaults.
@@ -54,16 +53,6 @@ func (c CacheConfig) withDefaults() CacheConfig {
 		c.Now = time.Now
 	}
 	return c
-}
-
-// SemanticTierDefault reports whether the semantic tier is on by default
-// with emb: not with lexical-v1, which on the repository's cache set
-// (routing/testdata/paraphrases.jsonl, offline.TestCacheSetLexical) serves
-// almost no reworded question at a threshold that serves no wrong answer, so
-// embedding every stored and looked-up message would cost CPU for nothing;
-// yes with any other (a pretrained sentence embedder an operator runs).
-func SemanticTierDefault(emb Embedder) bool {
-	return emb != nil && emb.ID() != lexical.ID
 }
 
 // Neighbor is one semantic-tier entry of a partition: the embedding of the

@@ -92,7 +92,8 @@ func MeasureCacheSet(ctx context.Context, emb routing.Embedder, threshold float6
 	now := time.Date(2026, 12, 2, 0, 0, 0, 0, time.UTC)
 	for _, p := range pairs {
 		c, err := routing.NewCache(routing.NewMemoryCacheStore(0, 0, func() time.Time { return now }), emb,
-			routing.CacheConfig{Threshold: threshold, Now: func() time.Time { return now }})
+			// Offline, a slow embedder is measured rather than timed out.
+			routing.CacheConfig{Threshold: threshold, EmbedTimeout: time.Minute, Now: func() time.Time { return now }})
 		if err != nil {
 			return r, err
 		}
