@@ -34,7 +34,7 @@ type bundleAdapters struct {
 func bundleCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, bundleHelp)
-		return fmt.Errorf("%w: bundle needs a subcommand: train or eval", routing.ErrUsage)
+		return fmt.Errorf("%w: bundle needs a subcommand: train, eval or cache-eval", routing.ErrUsage)
 	}
 	ad := bundleAdapters{open: hugotembed.OpenSpec, progress: newProgress(stderr).update}
 	switch args[0] {
@@ -42,8 +42,10 @@ func bundleCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return bundleTrain(ctx, args[1:], stdout, ad)
 	case "eval":
 		return bundleEval(ctx, args[1:], stdout, ad)
+	case "cache-eval":
+		return cacheEval(ctx, args[1:], stdout, ad)
 	}
-	return fmt.Errorf("bundle: unknown subcommand %q (want train or eval; see heddle bundle --help)", args[0])
+	return fmt.Errorf("bundle: unknown subcommand %q (want train, eval or cache-eval; see heddle bundle --help)", args[0])
 }
 
 // modelsCommand downloads embedding models.
@@ -73,7 +75,8 @@ func (t *trainFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&t.shrinkage, "shrinkage", offline.DefaultShrinkage, "pseudo-count m shrinking small clusters toward the global mean")
 	fs.StringVar(&t.embedder, "embedder", lexical.ID, `embedder: "lexical-v1" or a spec the binary can open, e.g. "hugot:DIR"`)
 	fs.BoolVar(&t.lastBlock, "last-block", true, "CSV: embed only the prompt's block after its last blank line")
-	fs.StringVar(&t.scorer, "scorer", offline.DefaultScorer, `scorer kind: "`+routing.ScorerExpected+`" (expected quality minus lambda(alpha) x cost) or "`+routing.ScorerAvengersPro+`"`)
+	fs.StringVar(&t.scorer, "scorer", offline.DefaultScorer, `scorer kind: "`+offline.ScorerAuto+`" (chosen by cross-validation on the training data), "`+
+		routing.ScorerPredictor+`" (per-query predicted quality minus lambda(alpha) x cost), "`+routing.ScorerExpected+`" (cluster expected quality minus lambda(alpha) x cost) or "`+routing.ScorerAvengersPro+`"`)
 }
 
 // embedders returns the factory of the embedder the flags name.
@@ -135,11 +138,15 @@ func bundleTrain(ctx context.Context, args []string, stdout io.Writer, ad bundle
 		if err != nil {
 			return err
 		}
-		b, err = offline.Train(ctx, offline.TrainConfig{
+		cfg, _, err := offline.ResolveScorer(ctx, offline.TrainConfig{
 			ID: *id, Revision: *rev, K: tf.k, Seed: *seed, Restarts: tf.restarts,
-			Shrinkage: tf.shrinkage, Scorer: tf.scorer, Date: *date, Notes: *notes, Progress: ad.progress,
-		}, samples, emb)
+			Shrinkage: tf.shrinkage, Scorer: tf.scorer, Date: *date, Notes: *notes,
+		}, samples, tf.embedders(ad))
 		if err != nil {
+			return err
+		}
+		cfg.Progress = ad.progress // the training itself, not the selection's folds
+		if b, err = offline.Train(ctx, cfg, samples, emb); err != nil {
 			return err
 		}
 	}
@@ -154,8 +161,15 @@ func bundleTrain(ctx context.Context, args []string, stdout io.Writer, ad bundle
 	if err := os.WriteFile(*out, encoded, 0o644); err != nil {
 		return fmt.Errorf("bundle train: write bundle: %w", err)
 	}
-	fmt.Fprintf(stdout, "wrote %s: %d clusters, %d models, %d samples, embedder %s (%s)\n",
-		*out, len(b.Clusters), len(b.Models), b.Training.Samples, b.Embedder.ID, b.Embedder.Fingerprint)
+	kind := b.Scorer
+	if kind == "" {
+		kind = routing.ScorerAvengersPro
+	}
+	fmt.Fprintf(stdout, "wrote %s: %s scorer, %d clusters, %d models, %d samples, embedder %s (%s)\n",
+		*out, kind, len(b.Clusters), len(b.Models), b.Training.Samples, b.Embedder.ID, b.Embedder.Fingerprint)
+	if b.Training.Selection != "" {
+		fmt.Fprintln(stdout, b.Training.Selection)
+	}
 	return nil
 }
 
@@ -305,4 +319,56 @@ func parseSeeds(s string) ([]uint64, error) {
 		out = append(out, v)
 	}
 	return out, nil
+}
+
+// cacheEval implements `heddle bundle cache-eval`: the semantic cache tier's
+// hit and wrong-hit rates on a pair set (routing/testdata/paraphrases.jsonl)
+// with an embedder: "lexical-v1" is the default bundle's, the one the
+// gateway runs; "hugot:DIR" a model directory.
+func cacheEval(ctx context.Context, args []string, stdout io.Writer, ad bundleAdapters) error {
+	fs := flag.NewFlagSet("bundle cache-eval", flag.ContinueOnError)
+	fs.SetOutput(stdout)
+	set := fs.String("set", filepath.Join("routing", "testdata", "paraphrases.jsonl"), "pair set (JSONL: kind hit|miss|near, a, b)")
+	spec := fs.String("embedder", lexical.ID, `embedder: "lexical-v1" (the default bundle's) or "hugot:DIR"`)
+	threshold := fs.Float64("threshold", routing.DefaultCacheThreshold, "cosine a semantic hit needs")
+	if err := fs.Parse(args); err != nil {
+		return fmt.Errorf("%w: %w", routing.ErrUsage, err)
+	}
+	f, err := os.Open(*set)
+	if err != nil {
+		return fmt.Errorf("%w: %w", routing.ErrUsage, err)
+	}
+	defer f.Close()
+	pairs, err := offline.ReadCachePairs(f)
+	if err != nil {
+		return err
+	}
+	var emb routing.Embedder
+	if *spec == lexical.ID {
+		def, err := routing.DefaultBundle()
+		if err != nil {
+			return err
+		}
+		if emb, err = def.LexicalEmbedder(); err != nil {
+			return err
+		}
+	} else {
+		if ad.open == nil {
+			return fmt.Errorf("%w: embedder %q is not available in this binary", routing.ErrUsage, *spec)
+		}
+		if emb, err = ad.open(ctx, *spec); err != nil {
+			return err
+		}
+	}
+	rates, err := offline.MeasureCacheSet(ctx, emb, *threshold, pairs)
+	if err != nil {
+		return err
+	}
+	if err := rates.Write(stdout); err != nil {
+		return err
+	}
+	for _, p := range rates.Wrong {
+		fmt.Fprintf(stdout, "wrong hit (%s %s): %q answered with the answer to %q\n", p.Kind, p.Why, p.B, p.A)
+	}
+	return nil
 }

@@ -67,7 +67,7 @@ func TestTrainCommand(t *testing.T) {
 		b.Training.Samples != 4 || strings.Join(b.Models, ",") != "big,small" || b.Embedder.ID != "lexical-v1" {
 		t.Fatalf("bundle %+v", b.Training)
 	}
-	if !strings.Contains(stdout.String(), "wrote "+out+": 2 clusters, 2 models, 4 samples") {
+	if !strings.Contains(stdout.String(), "wrote "+out+": avengers-pro scorer, 2 clusters, 2 models, 4 samples") {
 		t.Fatalf("stdout %q", stdout.String())
 	}
 	// Without shrinkage the bundle routes coding to big and translation (where
@@ -252,5 +252,23 @@ func TestTrainProgressAndDeprecatedData(t *testing.T) {
 	}
 	if err := bundleTrain(ctx, []string{"--data", data, "--train", data, "--out", out}, &stdout, ad); !errors.Is(err, routing.ErrUsage) {
 		t.Errorf("--data with --train: %v", err)
+	}
+}
+
+// TestCacheEvalCommand: the repository's pair set with the default bundle's
+// lexical-v1 at the shipped threshold serves no wrong answer; an unknown
+// embedder is a usage error.
+func TestCacheEvalCommand(t *testing.T) {
+	set := filepath.Join("..", "routing", "testdata", "paraphrases.jsonl")
+	var out bytes.Buffer
+	if err := cacheEval(context.Background(), []string{"--set", set}, &out, bundleAdapters{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "lexical-v1 at threshold 0.97: hit rate ") || !strings.Contains(out.String(), "wrong-hit rate 0/120 = 0.0%") ||
+		strings.Contains(out.String(), "wrong hit (") {
+		t.Fatalf("output %q", out.String())
+	}
+	if err := cacheEval(context.Background(), []string{"--set", set, "--embedder", "hugot:/nowhere"}, &out, bundleAdapters{}); !errors.Is(err, routing.ErrUsage) {
+		t.Fatalf("no opener: %v, want ErrUsage", err)
 	}
 }

@@ -9,11 +9,15 @@ import (
 
 // wireCache builds the user-scoped response cache: in Redis when
 // HEDDLE_REDIS_URL is set (shared by replicas, see redis.go), else and while
-// Redis is down in process. The
-// semantic tier embeds with emb (the router's embedder).
+// Redis is down in process. The semantic tier embeds with emb (the router's
+// embedder) when HEDDLE_CACHE_SEMANTIC is on; otherwise the cache has the
+// exact tier only and never embeds.
 func (c *components) wireCache(emb routing.Embedder) (*routing.Cache, error) {
 	if c.cfg.CacheDisabled {
 		return nil, nil
+	}
+	if c.cfg.CacheSemantic != "on" {
+		emb = nil
 	}
 	cache, err := routing.NewCache(c.cacheStore(), emb, routing.CacheConfig{TTL: c.cfg.CacheTTL, Threshold: c.cfg.CacheThreshold})
 	if err != nil {

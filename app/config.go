@@ -48,6 +48,12 @@ type Config struct {
 	CacheDisabled     bool          // HEDDLE_CACHE_DISABLED: turn the response cache off
 	CacheTTL          time.Duration // HEDDLE_CACHE_TTL: default 1h
 	CacheThreshold    float64       // HEDDLE_CACHE_THRESHOLD: semantic-tier cosine, default 0.97
+	// CacheSemantic is HEDDLE_CACHE_SEMANTIC, "off" (default) or "on": the
+	// semantic cache tier. Off, the cache has its exact tier only and never
+	// embeds. With lexical-v1 the tier does not pay (routing/testdata/
+	// README.md); turn it on for an embedder measured with `heddle bundle
+	// cache-eval`.
+	CacheSemantic string
 	// OTLPEndpoint is HEDDLE_OTLP_ENDPOINT: the OTLP/HTTP (protobuf) base URL
 	// traces go to, e.g. http://127.0.0.1:4318 (/v1/traces is appended when
 	// the URL has no path); empty turns tracing off.
@@ -123,6 +129,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		CacheDisabled:     r.bool("HEDDLE_CACHE_DISABLED", false),
 		CacheTTL:          r.duration("HEDDLE_CACHE_TTL", time.Hour),
 		CacheThreshold:    r.float("HEDDLE_CACHE_THRESHOLD", 0.97),
+		CacheSemantic:     r.str("HEDDLE_CACHE_SEMANTIC", "off"),
 		OTLPEndpoint:      r.str("HEDDLE_OTLP_ENDPOINT", ""),
 		TraceSampleRatio:  r.float("HEDDLE_TRACE_SAMPLE_RATIO", 1),
 	}
@@ -172,6 +179,9 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	}
 	if c.MaxAttempts < 1 || c.MaxAttempts > 10 {
 		errs = append(errs, fmt.Errorf("HEDDLE_MAX_ATTEMPTS: %d is not within 1..10", c.MaxAttempts))
+	}
+	if c.CacheSemantic != "on" && c.CacheSemantic != "off" {
+		errs = append(errs, fmt.Errorf("HEDDLE_CACHE_SEMANTIC: %q is not on or off", c.CacheSemantic))
 	}
 	if c.CacheThreshold <= 0 || c.CacheThreshold > 1 {
 		errs = append(errs, fmt.Errorf("HEDDLE_CACHE_THRESHOLD: %v is not within (0, 1]", c.CacheThreshold))

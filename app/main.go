@@ -243,6 +243,7 @@ credit) to a user who has already signed up.
 const bundleHelp = `Usage:
   heddle bundle train --train FILES --out FILE [flags]   train a routing bundle
   heddle bundle eval  --train FILES --test FILES [flags] train on --train, evaluate on --test
+  heddle bundle cache-eval [--set FILE] [--embedder SPEC] the semantic cache tier's hit and wrong-hit rates
 
 FILES are comma-separated RouterBench .csv or .jsonl files. ` + "`heddle bundle train --help`" + ` and
 ` + "`heddle bundle eval --help`" + ` list every flag.

@@ -66,7 +66,10 @@ func untilCached(t *testing.T, url, key, body string) {
 func TestRoutingPinsAndCache(t *testing.T) {
 	up := dispatchtest.NewUpstream(t)
 	pg := freshPostgres(t)
-	env := map[string]string{"HEDDLE_DATABASE_URL": pg, "HEDDLE_DATA_DIR": t.TempDir()} // one master keyset across the restart
+	// One master keyset across the restart. The semantic cache tier is off
+	// by default with lexical-v1 (it does not pay there); turned on here to
+	// exercise it.
+	env := map[string]string{"HEDDLE_DATABASE_URL": pg, "HEDDLE_DATA_DIR": t.TempDir(), "HEDDLE_CACHE_SEMANTIC": "on"}
 	in := startHeddle(t, env)
 	a := signUp(t, in.URL, "routing@example.com", "anthropic", "sk-ant-e2e-000000000000", up.URL)
 	a.api.do("POST", "/api/v1/credentials", map[string]any{"provider": "openai", "secret": "sk-e2e-openai-0000000", "base_url": up.URL + "/v1"}, 201, nil)

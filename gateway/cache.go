@@ -114,8 +114,8 @@ func (s cacheStage) serve(p *pass, e routing.Entry, hit routing.Hit) error {
 // follow stores an answer served upstream in the background; a slow or
 // failing cache store never delays nor fails the request.
 func (s cacheStage) follow(ctx context.Context, p *pass) {
-	if p.answered || p.response == nil || p.result == nil {
-		return
+	if p.answered || p.response == nil || p.result == nil || p.cache.hit.Kind == routing.HitBypass {
+		return // a bypassed lookup (no-cache, no-store, the organisation) stores nothing either
 	}
 	in := routing.StoreInput{Scope: p.cache.scope, Request: p.cache.keyed, Header: p.t.Header, Bypass: p.cache.bypass,
 		Keys: &p.cache.hit.Keys, Status: 200, Response: p.response, Model: p.result.Served.Model, Provider: p.result.Served.Provider}

@@ -80,8 +80,9 @@ type resolution struct {
 	plan       dispatch.Plan
 	provenance dispatch.Provenance
 	decision   *routing.Decision
-	eligible   []string      // routed turns: the models the router could choose
-	session    *sessionState // routed turns of a pinned session
+	eligible   []string         // routed turns: the models the router could choose
+	session    *sessionState    // routed turns of a pinned session
+	turn       routing.TurnType // routed turns: the turn's type, classified once
 	// estimated is the catalog model whose price estimates a pass-through
 	// turn's cost ("" for a priced model).
 	estimated string

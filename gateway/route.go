@@ -51,8 +51,9 @@ func (s routeStage) resolve(ctx context.Context, c Caller, req *llm.Request, v v
 	if c.Alpha != nil {
 		alpha = *c.Alpha
 	}
+	turn := routing.ClassifyTurn(req)
 	d, err := org.router.Decide(ctx, routing.Query{
-		Text: routing.EmbeddingText(req, s.embedBytes), Alpha: alpha, Eligible: eligible, Drops: drops,
+		Text: routing.EmbeddingText(req, s.embedBytes), Alpha: alpha, Eligible: eligible, Drops: drops, Turn: turn,
 	})
 	if err != nil {
 		return nil, err
@@ -74,7 +75,7 @@ func (s routeStage) resolve(ctx context.Context, c Caller, req *llm.Request, v v
 		}
 	}
 	return &resolution{
-		model: model, baseline: v.baseline, route: RouteRouted, plan: plan, decision: &d, eligible: eligible,
+		model: model, baseline: v.baseline, route: RouteRouted, plan: plan, decision: &d, eligible: eligible, turn: turn,
 		provenance: dispatch.Provenance{
 			Purpose: dispatch.PurposeMain, PolicyID: v.policy, BundleID: d.BundleID, BundleRevision: d.BundleRevision,
 		},

@@ -139,7 +139,10 @@ func (s pinStage) follow(ctx context.Context, p *pass) {
 // apply decides STAY or SWITCH for a routed turn of session sid; res holds
 // the router's candidate and is changed in place on STAY.
 func (s pinStage) apply(ctx context.Context, c Caller, sid string, req *llm.Request, res *resolution) error {
-	turn := routing.ClassifyTurn(req)
+	turn := res.turn
+	if turn == "" {
+		turn = routing.ClassifyTurn(req)
+	}
 	if !turn.Pinned() {
 		return nil
 	}

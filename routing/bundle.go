@@ -30,10 +30,13 @@ type Bundle struct {
 	Global   []ModelStats `json:"global"`
 	Clusters []Cluster    `json:"clusters"`
 	Training TrainingMeta `json:"training"`
-	// Scorer is the scorer kind: ScorerAvengersPro ("" in older files) or
-	// ScorerExpected (see scoreVec and Dial).
+	// Scorer is the scorer kind: ScorerAvengersPro ("" in older files),
+	// ScorerExpected or ScorerPredictor (see scoreVec and Dial).
 	Scorer string `json:"scorer,omitempty"`
-	// Dial, for ScorerExpected, holds the price of a dollar in quality units
+	// Predictor is the per-query quality model of a ScorerPredictor bundle
+	// (nil for the other kinds).
+	Predictor *Predictor `json:"predictor,omitempty"`
+	// Dial, for ScorerExpected and ScorerPredictor, holds the price of a dollar in quality units
 	// (lambda) at evenly spaced alpha from 0 to 1: non-increasing, the last 0.
 	// Training places the knots so that the expected spend on the training
 	// queries rises evenly from the cheapest to the most expensive choice.
@@ -85,6 +88,9 @@ type TrainingMeta struct {
 	// Sources describe where the scores came from.
 	Sources []string `json:"sources,omitempty"`
 	Notes   string   `json:"notes,omitempty"`
+	// Selection records how the scorer kind was chosen (cross-validation
+	// on the training data), when it was.
+	Selection string `json:"selection,omitempty"`
 }
 
 // LoadBundle reads a bundle (JSON, optionally gzip-compressed) and checks it:
@@ -134,6 +140,13 @@ func (b *Bundle) Prepare() error {
 	}
 	if err := checkDial(b.Scorer, b.Dial); err != nil {
 		return bad("%v", err)
+	}
+	if b.Scorer == ScorerPredictor {
+		if err := b.Predictor.check(len(b.Models), b.Embedder.Dim); err != nil {
+			return bad("%v", err)
+		}
+	} else if b.Predictor != nil {
+		return bad("a %q bundle has no predictor", b.Scorer)
 	}
 	b.index = make(map[string]int, len(b.Models))
 	for i, m := range b.Models {

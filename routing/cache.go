@@ -242,7 +242,9 @@ type StoreInput struct {
 // Store offers a response to the cache and reports whether it was stored.
 // Only complete 200 responses are stored: a response whose stop reason is
 // end_turn, max_tokens, stop_sequence or tool_use. Cache-Control: no-store
-// and the organisation's bypass skip storing (no-cache only skips lookups).
+// or no-cache (and Pragma: no-cache) and the organisation's bypass skip
+// storing, before any embedding: a caller who will not read the cache does
+// not pay for filling it.
 // A nil *Cache stores nothing. Errors wrap ErrCacheScope, ErrCacheStore or
 // the embedder's error.
 func (c *Cache) Store(ctx context.Context, in StoreInput) (bool, error) {
@@ -312,8 +314,7 @@ func lookupBypass(h http.Header, org bool) string {
 }
 
 func storeBypass(h http.Header, org bool) bool {
-	_, noStore := cacheDirectives(h)
-	return org || noStore
+	return lookupBypass(h, org) != ""
 }
 
 // cacheDirectives reads the request's Cache-Control (and the legacy

@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"reflect"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -17,17 +16,6 @@ import (
 )
 
 var t0 = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
-
-// countingEmbedder counts embeds.
-type countingEmbedder struct {
-	routing.Embedder
-	n atomic.Int32
-}
-
-func (c *countingEmbedder) Embed(ctx context.Context, s string) ([]float32, error) {
-	c.n.Add(1)
-	return c.Embedder.Embed(ctx, s)
-}
 
 func lexical(t testing.TB) routing.Embedder {
 	t.Helper()
@@ -46,14 +34,14 @@ type cacheEnv struct {
 	cache *routing.Cache
 	store *routing.MemoryCacheStore
 	clock *routingtest.Clock
-	emb   *countingEmbedder
+	emb   *routingtest.CountingEmbedder
 }
 
 func newCacheEnv(t *testing.T, cfg routing.CacheConfig) cacheEnv {
 	t.Helper()
 	clock := routingtest.NewClock(t0)
 	store := routing.NewMemoryCacheStore(0, 0, clock.Now)
-	emb := &countingEmbedder{Embedder: lexical(t)}
+	emb := &routingtest.CountingEmbedder{Embedder: lexical(t)}
 	cfg.Now = clock.Now
 	c, err := routing.NewCache(store, emb, cfg)
 	if err != nil {
@@ -122,14 +110,14 @@ func TestCacheExactHit(t *testing.T) {
 func TestCacheSemanticHit(t *testing.T) {
 	env := newCacheEnv(t, routing.CacheConfig{})
 	store(t, env, aliceScope, ask("What is the capital of France?"), answer("Paris."))
-	embeds := env.emb.n.Load()
+	embeds := env.emb.N.Load()
 	// Same words, other case and spacing: a different exact key, the same
 	// lexical embedding.
 	e, h := lookup(t, env, aliceScope, ask("what is  the capital of FRANCE?"))
 	if h.Kind != routing.HitSemantic || h.Similarity < 0.999 || e.Response.Content[0].Text != "Paris." {
 		t.Fatalf("hit = %+v, entry %+v; want a semantic hit on Paris", h, e.Response)
 	}
-	if got := env.emb.n.Load() - embeds; got != 1 {
+	if got := env.emb.N.Load() - embeds; got != 1 {
 		t.Fatalf("lookup embedded %d times, want 1", got)
 	}
 	// Below the threshold: a real paraphrase is a miss with lexical-v1.
@@ -210,9 +198,9 @@ func TestCacheBypass(t *testing.T) {
 		reason       string
 		storeAllowed bool
 	}{
-		{"no-cache", header("Cache-Control", "no-cache"), false, "no-cache", true},
-		{"no-cache among directives", header("Cache-Control", "max-age=0, No-Cache"), false, "no-cache", true},
-		{"pragma", header("Pragma", "no-cache"), false, "no-cache", true},
+		{"no-cache", header("Cache-Control", "no-cache"), false, "no-cache", false},
+		{"no-cache among directives", header("Cache-Control", "max-age=0, No-Cache"), false, "no-cache", false},
+		{"pragma", header("Pragma", "no-cache"), false, "no-cache", false},
 		{"no-store", header("Cache-Control", "no-store"), false, "no-store", false},
 		{"org setting", nil, true, "org", false},
 	}
@@ -225,10 +213,14 @@ func TestCacheBypass(t *testing.T) {
 				t.Fatalf("Lookup = %+v, %v; want bypass %q", h, err, tt.reason)
 			}
 			fresh := ask("And of Spain?")
+			embeds := env.emb.N.Load()
 			ok, err := env.cache.Store(context.Background(), routing.StoreInput{Scope: aliceScope, Request: fresh, Header: tt.h,
 				Bypass: tt.org, Status: 200, Response: answer("Madrid.")})
 			if err != nil || ok != tt.storeAllowed {
 				t.Fatalf("Store = %v, %v; want %v", ok, err, tt.storeAllowed)
+			}
+			if n := env.emb.N.Load(); n != embeds {
+				t.Fatalf("a bypassed Store embedded %d times", n-embeds)
 			}
 			_, h = lookup(t, env, aliceScope, fresh)
 			if (h.Kind == routing.HitExact) != tt.storeAllowed {
@@ -297,11 +289,11 @@ func TestCacheKeysReused(t *testing.T) {
 	if h.Kind != routing.HitMiss || h.Keys.Partition == "" || len(h.Keys.Vector) == 0 {
 		t.Fatalf("miss = %+v, want keys with a vector", h)
 	}
-	n := env.emb.n.Load()
+	n := env.emb.N.Load()
 	ok, err := env.cache.Store(context.Background(), routing.StoreInput{Scope: aliceScope, Request: req, Keys: &h.Keys,
 		Status: 200, Response: answer("Paris.")})
-	if err != nil || !ok || env.emb.n.Load() != n {
-		t.Fatalf("Store with keys = %v, %v, %d more embeds; want stored with none", ok, err, env.emb.n.Load()-n)
+	if err != nil || !ok || env.emb.N.Load() != n {
+		t.Fatalf("Store with keys = %v, %v, %d more embeds; want stored with none", ok, err, env.emb.N.Load()-n)
 	}
 	// Keys of another request are ignored, not trusted.
 	other := ask("What is the capital of Spain?")

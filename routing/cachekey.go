@@ -49,8 +49,9 @@ type CacheKeys struct {
 	// message is not a user message of text only, its authored text is empty
 	// or longer than the configured limit, or there is no embedder.
 	Partition string
-	// Numbers is a digest of the numbers in the last message's authored
-	// text; a semantic hit needs equal Numbers ("17 x 23" never answers
+	// Numbers is a digest of the numbers and the code spans (between
+	// backticks) in the last message's authored text; a semantic hit needs
+	// equal Numbers ("17 x 23" never answers, nor `a = b` `a == b`
 	// "17 x 24", however close the embeddings).
 	Numbers string
 	// Vector is the embedding of the authored text, once computed.
@@ -151,16 +152,21 @@ func splitReminders(s string) (text, reminders string) {
 
 var numberRe = regexp.MustCompile(`\d+(?:[.,]\d+)*`)
 
-// numbersDigest is a short digest of the sequence of numbers in s ("" when
-// it has none).
+// numbersDigest is a short digest of the sequence of numbers and of code
+// spans in s ("" when it has neither).
 func numbersDigest(s string) string {
 	nums := numberRe.FindAllString(s, -1)
-	if len(nums) == 0 {
+	code := codeRe.FindAllString(s, -1)
+	if len(nums) == 0 && len(code) == 0 {
 		return ""
 	}
-	sum := sha256.Sum256([]byte(strings.Join(nums, "\x00")))
+	sum := sha256.Sum256([]byte(strings.Join(nums, "\x00") + "\x01" + strings.Join(code, "\x00")))
 	return hex.EncodeToString(sum[:8])
 }
+
+// codeRe matches code spans: fenced blocks and `inline` code. An embedding
+// barely tells `a = b` from `a == b`; the literal comparison does.
+var codeRe = regexp.MustCompile("(?s)```.*?```|`[^`\n]+`")
 
 // canon writes an unambiguous encoding (length-prefixed strings, fixed-width
 // numbers, presence flags for optional fields) straight into a SHA-256.

@@ -18,6 +18,11 @@ const (
 	// point, for two models as for twelve, and more alpha never lowers the
 	// chosen model's expected quality (lambda only falls as alpha rises).
 	ScorerExpected = "expected"
+	// ScorerPredictor is ScorerExpected with a per-query quality: each
+	// model's calibrated probability of success from the query's embedding
+	// and cheap difficulty features (Bundle.Predictor), against the
+	// clusters' expected cost, on the same kind of dial.
+	ScorerPredictor = "predictor"
 )
 
 // checkDial validates a scorer kind and its dial.
@@ -28,7 +33,7 @@ func checkDial(kind string, dial []float64) error {
 			return errors.New("an avengers-pro bundle has no dial")
 		}
 		return nil
-	case ScorerExpected:
+	case ScorerExpected, ScorerPredictor:
 	default:
 		return fmt.Errorf("unknown scorer %q", kind)
 	}

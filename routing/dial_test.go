@@ -60,7 +60,7 @@ func TestScoreExpectedHand(t *testing.T) {
 		want  string
 		score float64
 	}{{1, "A", 0.857445}, {0.5, "B", 0.645674}, {0, "C", 0.485815 - 1.141851}} {
-		best, _, scores := scoreVec(b, []float32{0.8, 0.6}, tc.alpha, []int{0, 1, 2}, 2, 9)
+		best, _, scores := scoreVec(b, []float32{0.8, 0.6}, nil, tc.alpha, []int{0, 1, 2}, 2, 9)
 		if b.Models[best] != tc.want {
 			t.Errorf("alpha %v: %s, want %s (%+v)", tc.alpha, b.Models[best], tc.want, scores)
 		}
@@ -98,19 +98,26 @@ func TestExpectedDialMonotone(t *testing.T) {
 		}
 		vec := []float32{rng.Float32(), rng.Float32(), rng.Float32()}
 		Normalise(vec)
-		lastQ, lastC := -1.0, -1.0
-		for a := 0; a <= 40; a++ {
-			best, _, scores := scoreVec(b, vec, float64(a)/40, eligible, 3, 9)
-			var s ModelScore
-			for _, x := range scores {
-				if x.Model == b.Models[best] {
-					s = x
-				}
+		checkMonotone(t, trial, b, vec, nil, eligible, 3)
+	}
+}
+
+// checkMonotone sweeps alpha from 0 to 1 in 40 steps and fails when the
+// chosen model's expected quality or cost ever falls.
+func checkMonotone(t *testing.T, trial int, b *Bundle, vec []float32, feats *[QueryFeatureCount]float64, eligible []int, topP int) {
+	t.Helper()
+	lastQ, lastC := -1.0, -1.0
+	for a := 0; a <= 40; a++ {
+		best, _, scores := scoreVec(b, vec, feats, float64(a)/40, eligible, topP, 9)
+		var s ModelScore
+		for _, x := range scores {
+			if x.Model == b.Models[best] {
+				s = x
 			}
-			if s.Quality < lastQ-1e-12 || s.Cost < lastC-1e-12 {
-				t.Fatalf("trial %d alpha %v: quality %v cost %v after %v %v", trial, float64(a)/40, s.Quality, s.Cost, lastQ, lastC)
-			}
-			lastQ, lastC = s.Quality, s.Cost
 		}
+		if s.Quality < lastQ-1e-12 || s.Cost < lastC-1e-12 {
+			t.Fatalf("trial %d alpha %v: quality %v cost %v after %v %v", trial, float64(a)/40, s.Quality, s.Cost, lastQ, lastC)
+		}
+		lastQ, lastC = s.Quality, s.Cost
 	}
 }

@@ -75,6 +75,9 @@ type Query struct {
 	Eligible []string
 	// Drops are eligibility drops to carry into the explanation.
 	Drops []Drop
+	// Turn is the turn's type, one of a predictor bundle's features ("" is
+	// main).
+	Turn TurnType
 }
 
 // Decision is the router's choice and its explanation.
@@ -91,7 +94,7 @@ type Decision struct {
 }
 
 // Decide embeds q.Text and scores the eligible models with the bundle's
-// scorer kind (Avengers-Pro or expected; see scoreVec). Eligible models the bundle does not know are dropped
+// scorer kind (Avengers-Pro, expected or predictor; see scoreVec). Eligible models the bundle does not know are dropped
 // with DropNotInBundle. It fails closed: every error wraps ErrUnavailable and
 // the cause (ErrNoBundle, ErrEmbed, ErrEmbedTimeout, ErrNoEligible).
 func (r *Router) Decide(ctx context.Context, q Query) (Decision, error) {
@@ -127,7 +130,11 @@ func (r *Router) Decide(ctx context.Context, q Query) (Decision, error) {
 	if err != nil {
 		return d, unavailable(err)
 	}
-	best, clusters, scores := scoreVec(r.bundle, vec, q.Alpha, eligible, r.cfg.TopP, r.cfg.Beta)
+	var feats [QueryFeatureCount]float64
+	if r.bundle.Scorer == ScorerPredictor {
+		QueryFeatures(tail(q.Text, r.cfg.MaxEmbedBytes), q.Turn, &feats)
+	}
+	best, clusters, scores := scoreVec(r.bundle, vec, &feats, q.Alpha, eligible, r.cfg.TopP, r.cfg.Beta)
 	d.Model = r.bundle.Models[best]
 	d.Clusters = clusters
 	d.Scores = scores

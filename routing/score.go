@@ -37,9 +37,12 @@ type ModelScore struct {
 //
 // A zero query vector (no text) has no nearest cluster: every cluster is used,
 // weighted by its training size.
-func scoreVec(b *Bundle, vec []float32, alpha float64, eligible []int, topP int, beta float64) (int, []ClusterWeight, []ModelScore) {
-	if b.Scorer == ScorerExpected {
+func scoreVec(b *Bundle, vec []float32, feats *[QueryFeatureCount]float64, alpha float64, eligible []int, topP int, beta float64) (int, []ClusterWeight, []ModelScore) {
+	switch b.Scorer {
+	case ScorerExpected:
 		return scoreExpected(b, vec, alpha, eligible, topP, beta)
+	case ScorerPredictor:
+		return scorePredictor(b, vec, feats, alpha, eligible, topP, beta)
 	}
 	clusters := nearestClusters(b, vec, topP, beta)
 	scores := make([]ModelScore, len(eligible))
@@ -178,17 +181,19 @@ func nearestClusters(b *Bundle, vec []float32, topP int, beta float64) []Cluster
 }
 
 // ExpectedVec returns the expected quality and cost of the eligible models
-// (indices into Bundle().Models) for an embedded query, weighted over its
-// top-p clusters as ScorerExpected weighs them (Score is 0). Training uses it
+// (indices into Bundle().Models) for an embedded query with features feats:
+// weighted over its top-p clusters as ScorerExpected weighs them, the quality
+// the predictor's for a ScorerPredictor bundle (Score is 0). Training uses it
 // to place the dial.
-func (r *Router) ExpectedVec(vec []float32, eligible []int) []ModelScore {
-	return expected(r.bundle, nearestClusters(r.bundle, vec, r.cfg.TopP, r.cfg.Beta), eligible)
+func (r *Router) ExpectedVec(vec []float32, feats *[QueryFeatureCount]float64, eligible []int) []ModelScore {
+	return estimates(r.bundle, nearestClusters(r.bundle, vec, r.cfg.TopP, r.cfg.Beta), vec, feats, eligible)
 }
 
-// ChooseVec scores an already embedded query over eligible model indices
-// (into Bundle().Models) at alpha and returns the winner's index, without the
-// explanation. Offline evaluation embeds each query once and sweeps alpha.
-func (r *Router) ChooseVec(vec []float32, alpha float64, eligible []int) int {
-	best, _, _ := scoreVec(r.bundle, vec, alpha, eligible, r.cfg.TopP, r.cfg.Beta)
+// ChooseVec scores an already embedded query with features feats over
+// eligible model indices (into Bundle().Models) at alpha and returns the
+// winner's index, without the explanation. Offline evaluation embeds each
+// query once and sweeps alpha.
+func (r *Router) ChooseVec(vec []float32, feats *[QueryFeatureCount]float64, alpha float64, eligible []int) int {
+	best, _, _ := scoreVec(r.bundle, vec, feats, alpha, eligible, r.cfg.TopP, r.cfg.Beta)
 	return best
 }

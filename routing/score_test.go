@@ -49,7 +49,7 @@ func TestScoreHandComputed(t *testing.T) {
 		{1, "A", [3]float64{0.929075, 0.570925, 0}},
 		{0, "C", [3]float64{0, 0.857366, 1}},
 	} {
-		best, clusters, scores := scoreVec(b, vec, tc.alpha, []int{0, 1, 2}, 4, 9)
+		best, clusters, scores := scoreVec(b, vec, nil, tc.alpha, []int{0, 1, 2}, 4, 9)
 		if b.Models[best] != tc.winner {
 			t.Errorf("alpha %v: winner %s, want %s", tc.alpha, b.Models[best], tc.winner)
 		}
@@ -76,7 +76,7 @@ func TestScoreTopPAndEligibleSubset(t *testing.T) {
 	b := handBundle(t)
 	// top-p 1: only cluster 0, weight 1. Over {A, C} at alpha 0.5:
 	// A: 0.5*1 + 0.5*0 = 0.5; C: 0.5*0 + 0.5*1 = 0.5 -> tie -> cheaper C.
-	best, clusters, scores := scoreVec(b, []float32{0.8, 0.6}, 0.5, []int{0, 2}, 1, 9)
+	best, clusters, scores := scoreVec(b, []float32{0.8, 0.6}, nil, 0.5, []int{0, 2}, 1, 9)
 	if len(clusters) != 1 || clusters[0].Weight != 1 {
 		t.Fatalf("clusters %+v", clusters)
 	}
@@ -89,21 +89,21 @@ func TestScoreConstantColumns(t *testing.T) {
 	b := handBundle(t)
 	b.Clusters[0].Stats = []ModelStats{{0.5, 3, 1}, {0.5, 3, 1}, {0.5, 3, 1}}
 	// Quality and cost constant in cluster 0: q=1, c=0 for all, score 1 at any alpha.
-	_, _, scores := scoreVec(b, []float32{1, 0}, 0.3, []int{0, 1, 2}, 1, 9)
+	_, _, scores := scoreVec(b, []float32{1, 0}, nil, 0.3, []int{0, 1, 2}, 1, 9)
 	for _, s := range scores {
 		if !near(s.Score, 1) {
 			t.Fatalf("constant column: %+v, want score 1", s)
 		}
 	}
 	// All equal: the tie goes to the lowest model id (costs are equal too).
-	if best, _, _ := scoreVec(b, []float32{1, 0}, 0.3, []int{2, 1, 0}, 1, 9); b.Models[best] != "A" {
+	if best, _, _ := scoreVec(b, []float32{1, 0}, nil, 0.3, []int{2, 1, 0}, 1, 9); b.Models[best] != "A" {
 		t.Fatalf("tie winner %s, want A", b.Models[best])
 	}
 }
 
 func TestScoreZeroVectorUsesClusterSizes(t *testing.T) {
 	b := handBundle(t)
-	_, clusters, _ := scoreVec(b, []float32{0, 0}, 0.5, []int{0, 1, 2}, 1, 9)
+	_, clusters, _ := scoreVec(b, []float32{0, 0}, nil, 0.5, []int{0, 1, 2}, 1, 9)
 	if len(clusters) != 2 || !near(clusters[0].Weight, 0.75) || !near(clusters[1].Weight, 0.25) {
 		t.Fatalf("zero vector clusters %+v, want sizes 3:1", clusters)
 	}

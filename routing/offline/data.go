@@ -126,13 +126,15 @@ type jsonlSample struct {
 	ID     string             `json:"id"`
 	Prompt string             `json:"prompt"`
 	Task   string             `json:"task"`
+	Turn   string             `json:"turn"`
 	Scores map[string]float64 `json:"scores"`
 	Costs  map[string]float64 `json:"costs"`
 }
 
 // ReadJSONL reads samples, one JSON object per line:
 // {"prompt": "...", "task": "...", "scores": {model: q}, "costs": {model: c}}
-// ("id" and "task" are optional). Blank lines are skipped; a model needs both
+// ("id", "task" and "turn", a routing.TurnType the prompt came from, are
+// optional). Blank lines are skipped; a model needs both
 // a score and a cost to count.
 func ReadJSONL(r io.Reader) ([]Sample, error) {
 	sc := bufio.NewScanner(r)
@@ -150,7 +152,7 @@ func ReadJSONL(r io.Reader) ([]Sample, error) {
 		if j.Prompt == "" || len(j.Scores) == 0 {
 			return nil, fmt.Errorf("%w: line %d: prompt and scores are required", routing.ErrData, line)
 		}
-		s := Sample{ID: j.ID, Prompt: j.Prompt, Task: j.Task, Quality: map[string]float64{}, Cost: map[string]float64{}}
+		s := Sample{ID: j.ID, Prompt: j.Prompt, Task: j.Task, Turn: routing.TurnType(j.Turn), Quality: map[string]float64{}, Cost: map[string]float64{}}
 		for m, q := range j.Scores {
 			if c, ok := j.Costs[m]; ok {
 				s.Quality[m], s.Cost[m] = q, c

@@ -178,8 +178,11 @@ func (s *EvalSummary) ceilingLine(ref EvalSummaryRow, maxCost float64) string {
 }
 
 func scorerLabel(kind string) string {
-	if kind == routing.ScorerExpected {
+	switch kind {
+	case routing.ScorerExpected:
 		return "Expected"
+	case routing.ScorerPredictor:
+		return "Predictor"
 	}
 	return "Avengers-Pro"
 }

@@ -90,6 +90,7 @@ func Evaluate(ctx context.Context, b *routing.Bundle, emb routing.Embedder, test
 	if err != nil {
 		return nil, err
 	}
+	feats := featuresOf(test)
 	rep := &EvalReport{Samples: len(test), Tasks: tasksOf(test), TaskFrontier: TaskFrontier(test), Models: b.Models, Scorer: b.Scorer}
 	if rep.Scorer == "" {
 		rep.Scorer = routing.ScorerAvengersPro
@@ -110,7 +111,7 @@ func Evaluate(ctx context.Context, b *routing.Bundle, emb routing.Embedder, test
 			if len(eligible) == 0 {
 				return ""
 			}
-			return b.Models[r.ChooseVec(vecs[i], a, eligible)]
+			return b.Models[r.ChooseVec(vecs[i], feats[i], a, eligible)]
 		}
 		rep.Rows = append(rep.Rows, tally(test, RowRouted, "", a, choose))
 	}

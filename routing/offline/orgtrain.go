@@ -89,8 +89,17 @@ func OrgK(n int) int {
 	return min(max(n/orgSamplesPerCluster, 2), routing.MaxOrgK)
 }
 
-// TrainOrgBundle trains orgID's bundle from its evaluation data:
-// ParseOrgData, then OrgData.Train without progress.
+// TrainOrgBundle trains orgID's bundle from its evaluation data: JSONL in the
+// format of ReadJSONL, where every scored model also needs a cost (US
+// dollars per query) and must be known to the catalog. It reads at most
+// cfg.MaxBytes and cfg.MaxSamples (ErrDataTooLarge), needs cfg.MinSamples
+// samples and cfg.MinModels models, fits a fresh lexical-v1 embedder on the
+// prompts and clusters them (see Train), with the scorer kind chosen by
+// cross-validation on the upload (ResolveScorer; the per-query predictor
+// is trained as for `heddle bundle train`). Data errors are *FieldError naming
+// the line and field ("line 17: scores") and wrap ErrData. The bundle's id is
+// derived from the organisation, data hash and seed, so the same upload
+// trains the same bundle; its revision is the training time.
 func TrainOrgBundle(ctx context.Context, orgID string, jsonl io.Reader, cfg OrgTrainConfig) (*routing.Bundle, error) {
 	d, err := ParseOrgData(orgID, jsonl, cfg)
 	if err != nil {
@@ -146,7 +155,7 @@ func (d *OrgData) Train(ctx context.Context, progress func(stage string, percent
 	if k <= 0 {
 		k = OrgK(len(d.samples))
 	}
-	return Train(ctx, TrainConfig{
+	cfg0 := TrainConfig{
 		ID:        "org-" + hex.EncodeToString(idSum[:8]),
 		Revision:  now.Format("20060102T150405Z"),
 		K:         min(k, routing.MaxOrgK),
@@ -154,11 +163,18 @@ func (d *OrgData) Train(ctx context.Context, progress func(stage string, percent
 		Restarts:  cfg.Restarts,
 		MaxIter:   cfg.MaxIter,
 		Shrinkage: cfg.Shrinkage,
+		Scorer:    ScorerAuto,
 		Date:      now.Format(time.DateOnly),
 		Sources:   []string{"organisation evaluation data " + d.orgID},
 		Notes:     "trained from an organisation's uploaded evaluation data",
-		Progress:  jobProgress(progress),
-	}, d.samples, emb)
+	}
+	lexicalOf := func(context.Context, uint64) (routing.Embedder, error) { return emb, nil }
+	tc, _, err := ResolveScorer(ctx, cfg0, d.samples, lexicalOf)
+	if err != nil {
+		return nil, err
+	}
+	tc.Progress = jobProgress(progress) // the training itself, not the selection's folds
+	return Train(ctx, tc, d.samples, emb)
 }
 
 // readOrgJSONL parses and checks uploaded samples line by line.
@@ -226,7 +242,10 @@ func orgSample(text []byte, line int, known func(string) bool) (Sample, error) {
 	if len(j.Scores) == 0 {
 		return Sample{}, bad("scores", "is required")
 	}
-	s := Sample{ID: j.ID, Prompt: j.Prompt, Task: j.Task, Quality: map[string]float64{}, Cost: map[string]float64{}}
+	s := Sample{ID: j.ID, Prompt: j.Prompt, Task: j.Task, Turn: routing.TurnType(j.Turn), Quality: map[string]float64{}, Cost: map[string]float64{}}
+	if !knownTurn(s.Turn) {
+		return Sample{}, bad("turn", "is not one of main, tool_result, sub_agent, compaction, probe, title")
+	}
 	for _, m := range sortedKeys(j.Scores) {
 		q := j.Scores[m]
 		c, ok := j.Costs[m]
@@ -276,4 +295,13 @@ func jobProgress(report func(stage string, percent int)) func(stage string, done
 			report(routing.StageClustering, embedShare+(trainShare-embedShare)*done/total)
 		}
 	}
+}
+
+// knownTurn reports whether t is "" or a routing.TurnType.
+func knownTurn(t routing.TurnType) bool {
+	switch t {
+	case "", routing.TurnMain, routing.TurnToolResult, routing.TurnSubAgent, routing.TurnCompaction, routing.TurnProbe, routing.TurnTitle:
+		return true
+	}
+	return false
 }

@@ -15,9 +15,9 @@ const (
 	DefaultRestarts  = 5
 	DefaultShrinkage = 20.0
 	// DefaultScorer is the scorer kind `heddle bundle train` and `eval` use
-	// unless told otherwise (chosen by cross-validation on the training
-	// split; see routing/testdata/README.md).
-	DefaultScorer = routing.ScorerExpected
+	// unless told otherwise: chosen per training set by cross-validation on
+	// it (ResolveScorer); see routing/testdata/README.md.
+	DefaultScorer = ScorerAuto
 )
 
 // EmbedderFactory returns the embedder to train with for a seed (lexical-v1
@@ -40,19 +40,33 @@ type EvalRun struct {
 
 // EvalResult is the outcome of EvalSeeds.
 type EvalResult struct {
-	Summary  *EvalSummary
-	Curves   *CurveSummary
-	Signal   []SignalRow
-	SignalKs []int
+	// Selection is the cross-validation that chose the scorer kind (nil
+	// when the run named one).
+	Selection []CVResult
+	Summary   *EvalSummary
+	Curves    *CurveSummary
+	Signal    []SignalRow
+	SignalKs  []int
 }
 
 // EvalSeeds trains a bundle on train for every seed of run.Seeds, evaluates
-// it on test and summarises the reports. It blocks for the training.
+// it on test and summarises the reports. A ScorerAuto run chooses the kind
+// once, by cross-validation on train with the first seed. It blocks for the
+// training.
 func EvalSeeds(ctx context.Context, run EvalRun, train, test []Sample, newEmbedder EmbedderFactory) (*EvalResult, error) {
 	if len(run.Seeds) == 0 {
 		return nil, fmt.Errorf("%w: no seeds", routing.ErrUsage)
 	}
 	res := &EvalResult{SignalKs: run.SignalKs}
+	if run.Train.Scorer == ScorerAuto {
+		cfg := run.Train
+		cfg.Seed, cfg.Router = run.Seeds[0], run.Router
+		var err error
+		if cfg, res.Selection, err = ResolveScorer(ctx, cfg, train, newEmbedder); err != nil {
+			return nil, err
+		}
+		run.Train.Scorer, run.Train.Selection = cfg.Scorer, cfg.Selection
+	}
 	var reports []*EvalReport
 	var curves []*CurveReport
 	for _, seed := range run.Seeds {
@@ -100,6 +114,11 @@ func EvalSeeds(ctx context.Context, run EvalRun, train, test []Sample, newEmbedd
 // Write prints the summary table, its targets and, when measured, the
 // per-query signal table.
 func (r *EvalResult) Write(w io.Writer) error {
+	if r.Selection != nil {
+		if _, err := fmt.Fprintln(w, SelectionNote(r.Selection)+"\n"); err != nil {
+			return err
+		}
+	}
 	if err := r.Summary.Write(w); err != nil {
 		return err
 	}

@@ -18,9 +18,12 @@ import (
 // quality (e.g. 0/1 correctness) and cost (US dollars) it achieved. A model
 // absent from a sample's maps did not run on it.
 type Sample struct {
-	ID      string
-	Prompt  string
-	Task    string // label for per-task reporting (eval name, task type)
+	ID     string
+	Prompt string
+	Task   string // label for per-task reporting (eval name, task type)
+	// Turn is the turn type the prompt came from ("" is main), one of the
+	// predictor's features.
+	Turn    routing.TurnType
 	Quality map[string]float64
 	Cost    map[string]float64
 }
@@ -35,11 +38,16 @@ type TrainConfig struct {
 	MaxIter  int // k-means iterations per restart (default 100)
 	// Shrinkage is m in q = (n*mean + m*global)/(n+m); 0 disables it.
 	Shrinkage float64
-	// Scorer is the bundle's scorer kind: routing.ScorerAvengersPro ("") or
-	// routing.ScorerExpected, whose dial is placed on the training queries
-	// (see placeDial) with Router's top-p and beta.
+	// Scorer is the bundle's scorer kind: routing.ScorerAvengersPro (""),
+	// routing.ScorerExpected or routing.ScorerPredictor; the last two have
+	// their dial placed on the training queries (see placeDial) with
+	// Router's top-p and beta.
 	Scorer string
 	Router routing.Config
+	// Predictor tunes the per-query predictor of ScorerPredictor.
+	Predictor PredictorConfig
+	// Selection records how Scorer was chosen (see ResolveScorer).
+	Selection string
 	// Date is recorded as given (keep it fixed for reproducible bundles).
 	Date    string
 	Sources []string
@@ -94,6 +102,7 @@ func (c *TrainConfig) defaults() {
 // bundle); any other embedder is used as given. The prompts are embedded,
 // clustered with KMeans (seed, restarts, lowest inertia), and every cluster
 // gets per-model mean quality and cost shrunk toward the model's global mean.
+// A ScorerPredictor bundle also gets its per-query predictor (trainPredictor).
 // The bundle records emb's id, dimension and fingerprint; BundleEmbedder
 // returns the embedder that matches it.
 func Train(ctx context.Context, cfg TrainConfig, samples []Sample, emb routing.Embedder) (*routing.Bundle, error) {
@@ -138,7 +147,7 @@ func Train(ctx context.Context, cfg TrainConfig, samples []Sample, emb routing.E
 		Training: routing.TrainingMeta{
 			DataHash: DataHash(samples), Samples: len(samples), Seed: cfg.Seed, K: len(clusters),
 			Restarts: cfg.Restarts, Shrinkage: cfg.Shrinkage, Inertia: round(km.Inertia, 6),
-			Date: cfg.Date, Sources: cfg.Sources, Notes: cfg.Notes,
+			Date: cfg.Date, Sources: cfg.Sources, Notes: cfg.Notes, Selection: cfg.Selection,
 		},
 	}
 	if err := b.Prepare(); err != nil {
@@ -148,12 +157,24 @@ func Train(ctx context.Context, cfg TrainConfig, samples []Sample, emb routing.E
 	case "", routing.ScorerAvengersPro:
 	case routing.ScorerExpected:
 		cfg.progress(StageDial, 0, 1)
-		if err := placeDial(b, emb, points, cfg.Router); err != nil {
+		if err := placeDial(b, emb, points, nil, cfg.Router); err != nil {
+			return nil, err
+		}
+		cfg.progress(StageDial, 1, 1)
+	case routing.ScorerPredictor:
+		feats := featuresOf(samples)
+		p, err := trainPredictor(ctx, samples, models, points, feats, cfg.Seed, cfg.Predictor)
+		if err != nil {
+			return nil, err
+		}
+		b.Scorer, b.Predictor = routing.ScorerPredictor, p
+		cfg.progress(StageDial, 0, 1)
+		if err := placeDial(b, emb, points, feats, cfg.Router); err != nil {
 			return nil, err
 		}
 		cfg.progress(StageDial, 1, 1)
 	default:
-		return nil, fmt.Errorf("%w: unknown scorer %q", routing.ErrUsage, cfg.Scorer)
+		return nil, fmt.Errorf("%w: unknown scorer %q (resolve %q with ResolveScorer first)", routing.ErrUsage, cfg.Scorer, ScorerAuto)
 	}
 	return b, nil
 }
