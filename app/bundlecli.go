@@ -326,8 +326,7 @@ func parseSeeds(s string) ([]uint64, error) {
 // with an embedder: "lexical-v1" is the default bundle's, the one the
 // gateway runs; "hugot:DIR" a model directory.
 func cacheEval(ctx context.Context, args []string, stdout io.Writer, ad bundleAdapters) error {
-	fs := flag.NewFlagSet("bundle cache-eval", flag.ContinueOnError)
-	fs.SetOutput(stdout)
+	fs := subcommand("bundle cache-eval", "[--set FILE] [--embedder lexical-v1|hugot:DIR] [--threshold T]", stdout)
 	set := fs.String("set", filepath.Join("routing", "testdata", "paraphrases.jsonl"), "pair set (JSONL: kind hit|miss|near, a, b)")
 	spec := fs.String("embedder", lexical.ID, `embedder: "lexical-v1" (the default bundle's) or "hugot:DIR"`)
 	threshold := fs.Float64("threshold", routing.DefaultCacheThreshold, "cosine a semantic hit needs")
