@@ -34,6 +34,7 @@ func RunContract(t *testing.T, newStore NewStoreFunc) {
 		{"Percentiles", testPercentiles},
 		{"Breakdown", testBreakdown},
 		{"FailureReasons", testFailureReasons},
+		{"BreakdownWindows", testBreakdownWindows},
 		{"TenantIsolation", testIsolation},
 		{"Errors", testErrors},
 	}
