@@ -67,7 +67,7 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-func freePort(t *testing.T) int {
+func freePort(t testing.TB) int {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -79,7 +79,7 @@ func freePort(t *testing.T) int {
 
 // startHeddle runs the binary with a fresh data dir (unless env sets one) and
 // waits for /healthz. Extra env entries override the defaults.
-func startHeddle(t *testing.T, env map[string]string, args ...string) *instance {
+func startHeddle(t testing.TB, env map[string]string, args ...string) *instance {
 	t.Helper()
 	port := freePort(t)
 	in := &instance{URL: fmt.Sprintf("http://127.0.0.1:%d", port), DataDir: t.TempDir(), logs: &syncBuffer{}}
@@ -130,7 +130,7 @@ func startHeddle(t *testing.T, env map[string]string, args ...string) *instance 
 }
 
 // stop sends SIGTERM and waits for a graceful exit.
-func (in *instance) stop(t *testing.T) {
+func (in *instance) stop(t testing.TB) {
 	if in.cmd == nil || in.cmd.Process == nil || in.cmd.ProcessState != nil {
 		return
 	}

@@ -3,6 +3,8 @@ package web
 import (
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/heddle-gw/heddle/analytics"
+
 	"github.com/heddle-gw/heddle/web/views/pages/reports"
 )
 
@@ -25,8 +27,9 @@ func (c *Console) reportForm(ctx *fiber.Ctx) (costQuery, reports.FormProps, erro
 	return q, f, err
 }
 
-// reportsPage handles GET /reports: the form, the download links and the
-// preview of the rows; htmx gets the preview alone. An invalid form
+// reportsPage handles GET /reports: the form, the download links and one
+// page of the groups (ReportPageRows from offset, the rest summed as
+// "other"); htmx gets the preview alone. An invalid form
 // re-renders with 422.
 func (c *Console) reportsPage(ctx *fiber.Ctx) error {
 	act, err := c.api.actor(ctx)
@@ -42,11 +45,19 @@ func (c *Console) reportsPage(ctx *fiber.Ctx) error {
 		}
 		status = fiber.StatusUnprocessableEntity
 	} else {
-		rep, err := buildCostReport(ctx.UserContext(), c.d.Reader, act.OrgID, q)
+		size := ReportPageRows
+		if q.Dim == analytics.DimDay { // a period's days fit on one page
+			size = ReportMaxDays
+		}
+		page, err := buildCostPage(ctx.UserContext(), c.d.Reader, act.OrgID, q, q.Offset, size)
 		if err != nil {
 			return c.fail(ctx, err)
 		}
-		p.Valid, p.Rows, p.Totals = true, rep.Rows, rep.Totals
+		p.Valid, p.Rows, p.Totals, p.Offset, p.More = true, page.Rows, page.Totals, page.Offset, page.More
+		p.PageSize = size
+		if page.HasOther() {
+			p.Other = &page.Other
+		}
 	}
 	if isHTMX(ctx) {
 		return c.render(ctx, status, reports.Preview(p))
@@ -55,7 +66,8 @@ func (c *Console) reportsPage(ctx *fiber.Ctx) error {
 }
 
 // reportDownload handles GET /reports/cost.csv and /reports/cost.json: the
-// same report as the admin API's, authenticated by the console session.
+// same whole report as the admin API's, streamed, authenticated by the
+// console session.
 func (c *Console) reportDownload(format string) fiber.Handler {
 	return func(ctx *fiber.Ctx) error {
 		act, err := c.api.actor(ctx)
@@ -66,10 +78,7 @@ func (c *Console) reportDownload(format string) fiber.Handler {
 		if err != nil {
 			return c.fail(ctx, err)
 		}
-		rep, err := buildCostReport(ctx.UserContext(), c.d.Reader, act.OrgID, q)
-		if err != nil {
-			return c.fail(ctx, err)
-		}
-		return sendCostReport(ctx, rep, format)
+		q.Format = format
+		return streamCostReport(ctx, c.d.Reader, act.OrgID, q, c.d.Logger, c.fail)
 	}
 }
