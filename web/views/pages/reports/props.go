@@ -38,14 +38,14 @@ func (p FormProps) JSONURL() string { return "/reports/cost.json?" + p.query() }
 // (nil when every group is shown) and the totals (nothing when the form is
 // invalid).
 type PreviewProps struct {
-	Form   FormProps
-	Valid  bool
-	Rows   []analytics.BreakdownRow
+	Form     FormProps
+	Valid    bool
+	Rows     []analytics.BreakdownRow
 	Offset   int
 	PageSize int  // groups per page
 	More     bool // groups follow the page
-	Other  *analytics.BreakdownRow
-	Totals analytics.BreakdownRow
+	Other    *analytics.BreakdownRow
+	Totals   analytics.BreakdownRow
 }
 
 // PrevURL and NextURL are the console's report pages before and after
