@@ -129,8 +129,8 @@ func BenchmarkScaleConsole(b *testing.B) {
 			r.from.Unix(), r.to.Unix()).Scan(&read, &queries); err != nil {
 			b.Fatal(err)
 		}
-		b.Logf("%-24s median %7.1f ms  min %7.1f ms  rows read %9d per fetch (%d queries)", r.name,
-			float64(r.med.Microseconds())/1000, float64(r.least.Microseconds())/1000, read/5, queries/5)
+		b.Logf("%-24s median %7.1f ms  min %7.1f ms  rows read %9d per fetch (%d queries in 5 fetches)", r.name,
+			float64(r.med.Microseconds())/1000, float64(r.least.Microseconds())/1000, read/5, queries)
 	}
 	exportRSS(b, in, web, "/reports/cost.csv?group=user")
 }

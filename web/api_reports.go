@@ -4,7 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"strconv"
+	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/gofiber/fiber/v2/utils"
@@ -206,26 +209,60 @@ func (p costPage) HasOther() bool { return p.More || p.Offset > 0 }
 
 // Dollars formats integer micro-dollars as exact decimal dollars with six
 // decimals ("-1.500000"), keeping the sign.
-func Dollars(micros int64) string {
-	sign := ""
+func Dollars(micros int64) string { return string(appendDollars(nil, micros)) }
+
+// appendDollars appends Dollars(micros) to b.
+func appendDollars(b []byte, micros int64) []byte {
 	u := uint64(micros)
 	if micros < 0 {
-		sign, u = "-", uint64(-(micros+1))+1
+		b, u = append(b, '-'), uint64(-(micros+1))+1
 	}
-	frac := strconv.FormatUint(u%1_000_000, 10)
-	for len(frac) < 6 {
-		frac = "0" + frac
+	b = strconv.AppendUint(b, u/1_000_000, 10)
+	frac := u % 1_000_000
+	b = append(b, '.')
+	for d := uint64(100_000); d > 1 && frac < d; d /= 10 {
+		b = append(b, '0')
 	}
-	return sign + strconv.FormatUint(u/1_000_000, 10) + "." + frac
+	return strconv.AppendUint(b, frac, 10)
 }
 
 // costCSVHeader is the CSV's header after the group column.
 var costCSVHeader = []string{"requests", "errors", "cache_hits", "input_tokens", "output_tokens", "cost_usd", "baseline_usd", "savings_usd"}
 
-func csvRecord(key string, r analytics.BreakdownRow) []string {
-	i := func(n int64) string { return strconv.FormatInt(n, 10) }
-	return []string{key, i(r.Requests), i(r.Errors), i(r.CacheHits), i(r.InputTokens), i(r.OutputTokens),
-		Dollars(r.CostMicros), Dollars(r.BaselineMicros), Dollars(r.SavingsMicros)}
+// appendCSVRecord appends one group's CSV line to b, quoting the key as
+// encoding/csv would; an export reuses b, so a row costs no allocation.
+func appendCSVRecord(b []byte, key string, r analytics.BreakdownRow) []byte {
+	if csvNeedsQuotes(key) {
+		b = append(b, '"')
+		for i := 0; i < len(key); i++ {
+			if key[i] == '"' {
+				b = append(b, '"')
+			}
+			b = append(b, key[i])
+		}
+		b = append(b, '"')
+	} else {
+		b = append(b, key...)
+	}
+	for _, n := range []int64{r.Requests, r.Errors, r.CacheHits, r.InputTokens, r.OutputTokens} {
+		b = strconv.AppendInt(append(b, ','), n, 10)
+	}
+	for _, m := range []int64{r.CostMicros, r.BaselineMicros, r.SavingsMicros} {
+		b = appendDollars(append(b, ','), m)
+	}
+	return append(b, '\n')
+}
+
+// csvNeedsQuotes is encoding/csv's rule for a field (comma separated).
+func csvNeedsQuotes(f string) bool {
+	if f == "" {
+		return false
+	}
+	if f == `\.` || strings.ContainsAny(f, ",\"\r\n") {
+		return true
+	}
+	r, _ := utf8.DecodeRuneInString(f)
+	return unicode.IsSpace(r)
 }
 
 // costRowView is one row (or the totals) of the JSON report. Money is in

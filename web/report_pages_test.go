@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/heddle-gw/heddle/analytics"
 	"github.com/heddle-gw/heddle/analytics/analyticstest"
@@ -172,5 +173,39 @@ func TestConsoleReportTopGroups(t *testing.T) {
 	if days := v.get("/reports?from=2026-03-01&to=2026-03-31&group=day", nil); days.tid("report-other").Length() != 0 ||
 		days.tid("report-pager").Length() != 0 || days.tid("report-row-2026-03-05").Length() != 1 {
 		t.Errorf("day report: %s", days.body)
+	}
+}
+
+// TestCostReportCSVQuoting: group values that need CSV quoting read back
+// as they were stored.
+func TestCostReportCSVQuoting(t *testing.T) {
+	store := analyticstest.NewStore()
+	f := newFixture(t, withReports(store))
+	a := f.browser()
+	org := str(a.signup("alice@a.example", "Org A"), "org", "id")
+	users := []string{"a,b", `say "hi"`, " lead", `\.`, "two\nlines", "", "plain", "tab\there", "ünï"}
+	var rows []analytics.Request
+	for i, u := range users {
+		for j := range i + 1 { // distinct counts keep the order known
+			r := reportRow(org, fmt.Sprintf("q%d-%d", i, j), "2026-03-05", "gpt-5", "k1", 1000, 1500, 200)
+			r.User = u
+			rows = append(rows, r)
+		}
+	}
+	if err := store.InsertRequests(context.Background(), rows); err != nil {
+		t.Fatal(err)
+	}
+	r := a.mustStatus(a.do("GET", "/api/v1/reports/cost?from=2026-03-01&to=2026-03-31&group=user&format=csv", nil), 200)
+	recs, err := csv.NewReader(strings.NewReader(string(r.body))).ReadAll()
+	if err != nil || len(recs) != len(users)+1 {
+		t.Fatalf("CSV: %d records, %v\n%s", len(recs), err, r.body)
+	}
+	for i, u := range users {
+		got := recs[len(users)-i]
+		// Stores keep text cleaned; compare with what the store returns.
+		want, _ := store.Breakdown(context.Background(), org, time.Time{}, time.Time{}, analytics.DimUser)
+		if got[0] != want[len(users)-1-i].Key || got[1] != fmt.Sprint(i+1) || got[6] != fmt.Sprintf("0.%06d", (i+1)*1000) {
+			t.Errorf("user %q: record %q", u, got)
+		}
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
-	"io"
 	"log/slog"
 
 	"github.com/gofiber/fiber/v2"
@@ -111,21 +110,25 @@ func (r *rowSource) end() error {
 // writeCSV writes the header row, then one row per group; a read that
 // fails drops what is not yet written. The status and headers are gone by
 // now; a failed write means the client left.
-func (s reportStream) writeCSV(w io.Writer, src *rowSource) error {
+func (s reportStream) writeCSV(w *bufio.Writer, src *rowSource) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write(append([]string{s.q.Group}, costCSVHeader...)); err != nil {
 		return err
 	}
+	if cw.Flush(); cw.Error() != nil {
+		return cw.Error()
+	}
+	var line []byte
 	for r, ok := src.next(); ok; r, ok = src.next() {
-		if err := cw.Write(csvRecord(r.Key, r)); err != nil {
+		line = appendCSVRecord(line[:0], r.Key, r)
+		if _, err := w.Write(line); err != nil {
 			return err
 		}
 	}
 	if err := src.end(); err != nil {
 		return err
 	}
-	cw.Flush()
-	return cw.Error()
+	return w.Flush()
 }
 
 // writeJSON writes the report object, its rows one by one, then the

@@ -9,37 +9,57 @@ import (
 
 	ch "github.com/ClickHouse/clickhouse-go/v2"
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/heddle-gw/heddle/analytics"
 )
 
 const failed = "(error_code != '' OR status >= 400)"
 
-// Summary implements analytics.Reader. Percentiles use quantilesExact,
-// whose index rule is analytics.QuantileIndex.
+// Summary implements analytics.Reader. The counts and sums are the groups
+// by route kind added up (a handful of rows of the hourly rollup, see
+// EachBreakdown); the percentiles use quantilesExact over the raw rows'
+// latency columns alone (its index rule is analytics.QuantileIndex). The two
+// reads run at once.
 func (s *Store) Summary(ctx context.Context, orgID string, from, to time.Time) (analytics.Summary, error) {
 	w, err := scope(orgID, from, to)
 	if err != nil {
 		return analytics.Summary{}, err
 	}
-	q := analytics.Quantiles
-	levels := fmt.Sprintf("%g, %g, %g", q[0], q[1], q[2])
-	query := "SELECT count(), countIf(" + failed + "), countIf(cache_hit = 1), sum(input_tokens), sum(output_tokens)," +
-		" sum(cost_micros), sum(baseline_micros), sum(savings_micros)," +
-		" quantilesExact(" + levels + ")(latency_ms), quantilesExactIf(" + levels + ")(ttfb_ms, ttfb_ms > 0)," +
-		" countIf(ttfb_ms > 0)" +
-		" FROM requests" + w.String()
 	var (
-		sum                  analytics.Summary
-		n, errs, hits, nTTFB uint64
-		lat, ttfb            []float64
+		sum       analytics.Summary
+		lat, ttfb []float64
+		nTTFB     uint64
 	)
-	if err := s.conn.QueryRow(s.readCtx(ctx), query, w.args...).Scan(&n, &errs, &hits, &sum.InputTokens, &sum.OutputTokens,
-		&sum.CostMicros, &sum.BaselineMicros, &sum.SavingsMicros, &lat, &ttfb, &nTTFB); err != nil {
-		return analytics.Summary{}, readErr("summary", err)
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error {
+		return s.EachBreakdown(gctx, orgID, analytics.BreakdownQuery{From: from, To: to, By: analytics.DimRouteKind},
+			func(r analytics.BreakdownRow) error {
+				sum.Requests += r.Requests
+				sum.Errors += r.Errors
+				sum.CacheHits += r.CacheHits
+				sum.InputTokens += r.InputTokens
+				sum.OutputTokens += r.OutputTokens
+				sum.CostMicros += r.CostMicros
+				sum.BaselineMicros += r.BaselineMicros
+				sum.SavingsMicros += r.SavingsMicros
+				return nil
+			})
+	})
+	g.Go(func() error {
+		q := analytics.Quantiles
+		levels := fmt.Sprintf("%g, %g, %g", q[0], q[1], q[2])
+		query := "SELECT quantilesExact(" + levels + ")(latency_ms), quantilesExactIf(" + levels + ")(ttfb_ms, ttfb_ms > 0)," +
+			" countIf(ttfb_ms > 0) FROM requests" + w.String()
+		if err := s.conn.QueryRow(s.readCtx(gctx), query, w.args...).Scan(&lat, &ttfb, &nTTFB); err != nil {
+			return readErr("summary", err)
+		}
+		return nil
+	})
+	if err := g.Wait(); err != nil {
+		return analytics.Summary{}, err
 	}
-	sum.Requests, sum.Errors, sum.CacheHits = int64(n), int64(errs), int64(hits)
-	if n > 0 && len(lat) == 3 {
+	if sum.Requests > 0 && len(lat) == 3 {
 		sum.LatencyP50, sum.LatencyP95, sum.LatencyP99 = lat[0], lat[1], lat[2]
 	}
 	if nTTFB > 0 && len(ttfb) == 3 {

@@ -16,7 +16,7 @@ import (
 // TestRollupBreakdownMatchesRaw fills the rollups (their epochs moved back
 // so that every row counts as rolled up) and checks that Breakdown by every
 // dimension, over ranges aligned to hours and days and not, equals the
-// in-memory reference store's answer from the raw rows; and that the
+// in-memory reference store's answer from the raw rows (Summary too); and that the
 // rollups were used.
 func TestRollupBreakdownMatchesRaw(t *testing.T) {
 	s := openFresh(t)
@@ -100,6 +100,19 @@ func TestRollupBreakdownMatchesRaw(t *testing.T) {
 		{"hours, not days", t0.Add(7 * time.Hour), t0.Add(53 * time.Hour)},
 	}
 	for _, r := range ranges {
+		for _, org := range []string{"org-a", "org-b"} {
+			got, err := s.Summary(ctx, org, r.from, r.to)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := ref.Summary(ctx, org, r.from, r.to)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != want {
+				t.Errorf("%s summary %s:\n got %+v\nwant %+v", r.name, org, got, want)
+			}
+		}
 		for _, d := range analytics.Dimensions {
 			for _, org := range []string{"org-a", "org-b"} {
 				got, err := s.Breakdown(ctx, org, r.from, r.to, d)
