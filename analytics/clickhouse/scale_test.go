@@ -170,7 +170,7 @@ func openScale(b *testing.B, db string, rows int64) *clickhouse.Store {
 	}
 	start := time.Now()
 	r := strings.NewReplacer("{rows}", fmt.Sprint(rows), "{days}", "30", "{end_ms}", fmt.Sprint(time.Now().UnixMilli()),
-		"{orgs_small}", "49", "{users}", "100000", "{big_org}", "org-big")
+		"{orgs_small}", "49", "{users}", "100000", "{big_org}", "org-big", "{big_fifths}", "1")
 	var sql []string
 	for _, line := range strings.Split(synthSQL, "\n") {
 		if !strings.HasPrefix(line, "--") {
