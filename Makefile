@@ -4,7 +4,7 @@ SHELL := /bin/bash
 GO ?= go
 PKGS := ./...
 
-.PHONY: help generate fmt lint test test-unit test-e2e drills bench bench-scale run check services e2e-deps build
+.PHONY: help generate fmt lint test test-unit test-e2e drills bench bench-scale bench-console run check services e2e-deps build
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -54,6 +54,9 @@ bench: ## overhead, routing and translation benchmarks, each printed as a ratio 
 
 bench-scale: ## analytics reads at 10M rows in ClickHouse (synthesized once into HEDDLE_SCALE_DB), median and rows read
 	$(GO) test -run '^$$' -bench Scale -benchtime 1x -v -timeout 60m ./analytics/clickhouse/ | grep -E 'scale_test|^(ok|FAIL)'
+
+bench-console: ## console pages and reports through the built binary at 10M rows (HEDDLE_SCALE_DB), median, rows read, export RSS
+	$(GO) build -o bin/heddle . && HEDDLE_E2E_BIN=$$PWD/bin/heddle $(GO) test -run '^$$' -bench ScaleConsole -benchtime 1x -v -timeout 60m ./e2e/ | grep -E 'scale_test|^(ok|FAIL)'
 
 run: ## run Heddle on the embedded default
 	$(GO) run .

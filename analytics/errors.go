@@ -15,6 +15,8 @@ var (
 	ErrInvalidRange = errors.New("analytics: invalid time range")
 	// ErrInvalidDimension is returned by Breakdown for an unknown dimension.
 	ErrInvalidDimension = errors.New("analytics: invalid breakdown dimension")
+	// ErrInvalidPage is returned by EachBreakdown for a negative offset.
+	ErrInvalidPage = errors.New("analytics: invalid page")
 	// ErrNotFound is returned by Timeline when the organisation has neither a
 	// request row nor attempt rows with that request id.
 	ErrNotFound = errors.New("analytics: not found")

@@ -39,6 +39,12 @@ type Reader interface {
 	// DimFailureReason) in [from, to) by one dimension; see Dimension for the
 	// order of the rows.
 	Breakdown(ctx context.Context, orgID string, from, to time.Time, by Dimension) ([]BreakdownRow, error)
+	// EachBreakdown passes the rows of Breakdown(q.From, q.To, q.By) that
+	// q's Offset and Limit select to fn, in Breakdown's order, one at a time
+	// as the store reads them: a caller streaming a report holds one row,
+	// whatever the number of groups. It stops at fn's first error and
+	// returns it. ErrInvalidPage for a negative offset.
+	RowStreamer
 }
 
 // Page sizes of ListRequests.

@@ -179,3 +179,11 @@ func (l *lazyClickHouse) Breakdown(ctx context.Context, orgID string, from, to t
 	}
 	return s.Breakdown(ctx, orgID, from, to, by)
 }
+
+func (l *lazyClickHouse) EachBreakdown(ctx context.Context, orgID string, q analytics.BreakdownQuery, fn func(analytics.BreakdownRow) error) error {
+	s, err := l.current()
+	if err != nil {
+		return err
+	}
+	return s.EachBreakdown(ctx, orgID, q, fn)
+}

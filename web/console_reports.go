@@ -35,8 +35,9 @@ func (c *Console) reportForm(ctx *fiber.Ctx) (costQuery, reports.FormProps, erro
 	return q, f, err
 }
 
-// reportsPage handles GET /reports: the form, the download links and the
-// preview of the rows; htmx gets the preview alone. An invalid form
+// reportsPage handles GET /reports: the form, the download links and one
+// page of the groups (ReportPageRows from offset, the rest summed as
+// "other"); htmx gets the preview alone. An invalid form
 // re-renders with 422.
 func (c *Console) reportsPage(ctx *fiber.Ctx) error {
 	act, err := c.api.actor(ctx)
@@ -52,24 +53,21 @@ func (c *Console) reportsPage(ctx *fiber.Ctx) error {
 		}
 		status = fiber.StatusUnprocessableEntity
 	} else {
-		rep, err := buildCostReport(ctx.UserContext(), c.d.Reader, act.OrgID, q)
+		size := ReportPageRows
+		if q.Dim == analytics.DimDay { // a period's days fit on one page
+			size = ReportMaxDays
+		}
+		page, err := buildCostPage(ctx.UserContext(), c.d.Reader, act.OrgID, q, q.Offset, size)
 		if err != nil {
 			return c.fail(ctx, err)
 		}
-		p.Valid, p.Rows, p.Totals = true, rep.Rows, rep.Totals
-		switch q.Dim {
-		case analytics.DimKey:
+		p.Valid, p.Rows, p.Totals, p.Offset, p.More = true, page.Rows, page.Totals, page.Offset, page.More
+		p.PageSize = size
+		if page.HasOther() {
+			p.Other = &page.Other
+		}
+		if q.Dim == analytics.DimKey {
 			p.KeyNames = c.keyNames(ctx)
-		case analytics.DimTag:
-			// A request with several tags is in several rows: the total
-			// counts it once.
-			sum, err := c.d.Reader.Summary(ctx.UserContext(), act.OrgID, q.From, q.To.AddDate(0, 0, 1))
-			if err != nil {
-				return c.fail(ctx, err)
-			}
-			p.Totals = analytics.BreakdownRow{Requests: sum.Requests, Errors: sum.Errors, CacheHits: sum.CacheHits,
-				InputTokens: sum.InputTokens, OutputTokens: sum.OutputTokens, CostMicros: sum.CostMicros,
-				BaselineMicros: sum.BaselineMicros, SavingsMicros: sum.SavingsMicros}
 		}
 	}
 	if isHTMX(ctx) {
@@ -79,7 +77,8 @@ func (c *Console) reportsPage(ctx *fiber.Ctx) error {
 }
 
 // reportDownload handles GET /reports/cost.csv and /reports/cost.json: the
-// same report as the admin API's, authenticated by the console session.
+// same whole report as the admin API's, streamed, authenticated by the
+// console session.
 func (c *Console) reportDownload(format string) fiber.Handler {
 	return func(ctx *fiber.Ctx) error {
 		act, err := c.api.actor(ctx)
@@ -90,10 +89,7 @@ func (c *Console) reportDownload(format string) fiber.Handler {
 		if err != nil {
 			return c.fail(ctx, err)
 		}
-		rep, err := buildCostReport(ctx.UserContext(), c.d.Reader, act.OrgID, q)
-		if err != nil {
-			return c.fail(ctx, err)
-		}
-		return sendCostReport(ctx, rep, format)
+		q.Format = format
+		return streamCostReport(ctx, c.d.Reader, act.OrgID, q, c.d.Logger, c.fail)
 	}
 }

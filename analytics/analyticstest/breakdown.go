@@ -104,3 +104,20 @@ func (s *Store) failureReasons(orgID string, from, to time.Time) ([]analytics.Br
 	analytics.SortBreakdown(out, analytics.DimFailureReason)
 	return out, nil
 }
+
+// EachBreakdown implements analytics.Reader.
+func (s *Store) EachBreakdown(ctx context.Context, orgID string, q analytics.BreakdownQuery, fn func(analytics.BreakdownRow) error) error {
+	if err := q.Check(); err != nil {
+		return err
+	}
+	all, err := s.Breakdown(ctx, orgID, q.From, q.To, q.By)
+	if err != nil {
+		return err
+	}
+	for _, r := range q.Window(all) {
+		if err := fn(r); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -36,6 +36,7 @@ func RunContract(t *testing.T, newStore NewStoreFunc) {
 		{"FailureReasons", testFailureReasons},
 		{"BreakdownByTag", testTagBreakdown},
 		{"Health", testHealth},
+		{"BreakdownWindows", testBreakdownWindows},
 		{"TenantIsolation", testIsolation},
 		{"Errors", testErrors},
 	}

@@ -1,6 +1,8 @@
 package analyticstest
 
 import (
+	"errors"
+	"fmt"
 	"math"
 	"testing"
 	"time"
@@ -183,5 +185,65 @@ func assertRows(t *testing.T, got, want []analytics.BreakdownRow) {
 		if !near || g != w {
 			t.Errorf("row %d:\n got %+v\nwant %+v", i, got[i], want[i])
 		}
+	}
+}
+
+// testBreakdownWindows checks that EachBreakdown streams Breakdown's rows,
+// in its order, for every window of offset and limit; that fn's error stops
+// it; and that a negative offset is refused.
+func testBreakdownWindows(t *testing.T, s analytics.Store, r analytics.Reader) {
+	load(t, s)
+	for _, by := range analytics.Dimensions {
+		if by == analytics.DimTag {
+			continue // OrgA has no tags: testTagBreakdown checks the windows of tags
+		}
+		checkWindows(t, r, OrgA, by)
+	}
+	err := r.EachBreakdown(ctx(t), OrgA, analytics.BreakdownQuery{By: analytics.DimModel, Offset: -1}, func(analytics.BreakdownRow) error { return nil })
+	wantErr(t, "negative offset", err, analytics.ErrInvalidPage)
+	err = r.EachBreakdown(ctx(t), "", analytics.BreakdownQuery{By: analytics.DimModel}, func(analytics.BreakdownRow) error { return nil })
+	wantErr(t, "no organisation", err, analytics.ErrOrgRequired)
+}
+
+// checkWindows checks that EachBreakdown streams Breakdown's rows of org by
+// by, in its order, for every window of offset and limit, and that fn's
+// error stops it. org needs at least 2 groups.
+func checkWindows(t *testing.T, r analytics.Reader, org string, by analytics.Dimension) {
+	t.Helper()
+	all, err := r.Breakdown(ctx(t), org, time.Time{}, time.Time{}, by)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) < 2 {
+		t.Fatalf("%s: %d rows; the fixture should give at least 2", by, len(all))
+	}
+	for offset := 0; offset <= len(all); offset++ {
+		for limit := 0; limit <= len(all)+1; limit++ {
+			q := analytics.BreakdownQuery{By: by, Offset: offset, Limit: limit}
+			var got []analytics.BreakdownRow
+			if err := r.EachBreakdown(ctx(t), org, q, func(row analytics.BreakdownRow) error {
+				got = append(got, row)
+				return nil
+			}); err != nil {
+				t.Fatalf("%s offset %d limit %d: %v", by, offset, limit, err)
+			}
+			want := all[offset:]
+			if limit > 0 && limit < len(want) {
+				want = want[:limit]
+			}
+			if len(want) == 0 {
+				want = nil
+			}
+			t.Run(fmt.Sprintf("%s/%d+%d", by, offset, limit), func(t *testing.T) { assertRows(t, got, want) })
+		}
+	}
+	stop := errors.New("stop")
+	calls := 0
+	err = r.EachBreakdown(ctx(t), org, analytics.BreakdownQuery{By: by}, func(analytics.BreakdownRow) error {
+		calls++
+		return stop
+	})
+	if !errors.Is(err, stop) || calls != 1 {
+		t.Errorf("%s: fn's error gave %v after %d calls; want it after 1", by, err, calls)
 	}
 }

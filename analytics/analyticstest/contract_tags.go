@@ -58,6 +58,7 @@ func testTagBreakdown(t *testing.T, s analytics.Store, r analytics.Reader) {
 			assertRows(t, got, tt.want)
 		})
 	}
+	checkWindows(t, r, OrgT, analytics.DimTag)
 }
 
 func testHealth(t *testing.T, s analytics.Store, r analytics.Reader) {

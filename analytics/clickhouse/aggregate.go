@@ -4,38 +4,62 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
+
+	ch "github.com/ClickHouse/clickhouse-go/v2"
+	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/heddle-gw/heddle/analytics"
 )
 
 const failed = "(error_code != '' OR status >= 400)"
 
-// Summary implements analytics.Reader. Percentiles use quantilesExact,
-// whose index rule is analytics.QuantileIndex.
+// Summary implements analytics.Reader. The counts and sums are the groups
+// by route kind added up (a handful of rows of the hourly rollup, see
+// EachBreakdown); the percentiles use quantilesExact over the raw rows'
+// latency columns alone (its index rule is analytics.QuantileIndex). The two
+// reads run at once.
 func (s *Store) Summary(ctx context.Context, orgID string, from, to time.Time) (analytics.Summary, error) {
 	w, err := scope(orgID, from, to)
 	if err != nil {
 		return analytics.Summary{}, err
 	}
-	q := analytics.Quantiles
-	levels := fmt.Sprintf("%g, %g, %g", q[0], q[1], q[2])
-	query := "SELECT count(), countIf(" + failed + "), countIf(cache_hit = 1), sum(input_tokens), sum(output_tokens)," +
-		" sum(cost_micros), sum(baseline_micros), sum(savings_micros)," +
-		" quantilesExact(" + levels + ")(latency_ms), quantilesExactIf(" + levels + ")(ttfb_ms, ttfb_ms > 0)," +
-		" countIf(ttfb_ms > 0)" +
-		" FROM requests" + w.String()
 	var (
-		sum                  analytics.Summary
-		n, errs, hits, nTTFB uint64
-		lat, ttfb            []float64
+		sum       analytics.Summary
+		lat, ttfb []float64
+		nTTFB     uint64
 	)
-	if err := s.conn.QueryRow(s.readCtx(ctx), query, w.args...).Scan(&n, &errs, &hits, &sum.InputTokens, &sum.OutputTokens,
-		&sum.CostMicros, &sum.BaselineMicros, &sum.SavingsMicros, &lat, &ttfb, &nTTFB); err != nil {
-		return analytics.Summary{}, readErr("summary", err)
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error {
+		return s.EachBreakdown(gctx, orgID, analytics.BreakdownQuery{From: from, To: to, By: analytics.DimRouteKind},
+			func(r analytics.BreakdownRow) error {
+				sum.Requests += r.Requests
+				sum.Errors += r.Errors
+				sum.CacheHits += r.CacheHits
+				sum.InputTokens += r.InputTokens
+				sum.OutputTokens += r.OutputTokens
+				sum.CostMicros += r.CostMicros
+				sum.BaselineMicros += r.BaselineMicros
+				sum.SavingsMicros += r.SavingsMicros
+				return nil
+			})
+	})
+	g.Go(func() error {
+		q := analytics.Quantiles
+		levels := fmt.Sprintf("%g, %g, %g", q[0], q[1], q[2])
+		query := "SELECT quantilesExact(" + levels + ")(latency_ms), quantilesExactIf(" + levels + ")(ttfb_ms, ttfb_ms > 0)," +
+			" countIf(ttfb_ms > 0) FROM requests" + w.String()
+		if err := s.conn.QueryRow(s.readCtx(gctx), query, w.args...).Scan(&lat, &ttfb, &nTTFB); err != nil {
+			return readErr("summary", err)
+		}
+		return nil
+	})
+	if err := g.Wait(); err != nil {
+		return analytics.Summary{}, err
 	}
-	sum.Requests, sum.Errors, sum.CacheHits = int64(n), int64(errs), int64(hits)
-	if n > 0 && len(lat) == 3 {
+	if sum.Requests > 0 && len(lat) == 3 {
 		sum.LatencyP50, sum.LatencyP95, sum.LatencyP99 = lat[0], lat[1], lat[2]
 	}
 	if nTTFB > 0 && len(ttfb) == 3 {
@@ -62,93 +86,153 @@ func scope(orgID string, from, to time.Time) (*where, error) {
 
 // groupExpr is the String expression each request dimension groups by.
 var groupExpr = map[analytics.Dimension]string{
-	analytics.DimDay:       "toString(intDiv(time_ms, " + strconv.FormatInt(analytics.DayMillis, 10) + "))",
-	analytics.DimModel:     "served_model",
-	analytics.DimKey:       "key_id",
-	analytics.DimUser:      "end_user",
-	analytics.DimRouteKind: "route_kind",
-	analytics.DimTag:       "tags", // expanded per tag by analytics.ExpandTags
+	analytics.DimDay:           "toString(intDiv(time_ms, " + strconv.FormatInt(analytics.DayMillis, 10) + "))",
+	analytics.DimModel:         "served_model",
+	analytics.DimKey:           "key_id",
+	analytics.DimUser:          "end_user",
+	analytics.DimRouteKind:     "route_kind",
+	analytics.DimFailureReason: "reason",
+	// A request counts under each of its tags (untagged under "").
+	analytics.DimTag: "arrayJoin(if(tags = '', [''], splitByChar(',', tags)))",
 }
 
-// Breakdown implements analytics.Reader. Dimensions the hourly rollup
-// carries (rollup.go) read it for the whole hours of the range it covers and
-// the raw table for the rest; the others read the raw table.
+// Breakdown implements analytics.Reader.
 func (s *Store) Breakdown(ctx context.Context, orgID string, from, to time.Time, by analytics.Dimension) ([]analytics.BreakdownRow, error) {
-	if _, err := scope(orgID, from, to); err != nil {
-		return nil, err
-	}
-	if by == analytics.DimFailureReason {
-		w, _ := scope(orgID, from, to)
-		return s.failureReasons(ctx, w)
-	}
-	expr, ok := groupExpr[by]
-	if !ok {
-		return nil, fmt.Errorf("%w: %q", analytics.ErrInvalidDimension, by)
-	}
-	fromMs, toMs, _ := analytics.RangeMillis(from, to)
-	org := analytics.CleanText(orgID)
-	acc := newGroups()
-	rolled, raw, err := s.split(ctx, fromMs, toMs, by)
-	if err != nil {
-		return nil, err
-	}
-	if rolled.ok {
-		if err := s.rollupBreakdown(ctx, org, rolled, rollupExpr[by], acc); err != nil {
-			return nil, err
-		}
-	}
-	for _, r := range raw {
-		w := &where{}
-		w.add("org_id = ?", org)
-		w.timeRange(r.from, r.to)
-		if err := s.rawBreakdown(ctx, w, expr, by, acc); err != nil {
-			return nil, err
-		}
-	}
-	out, err := acc.rows(by)
-	if err != nil {
-		return nil, err
-	}
-	if by == analytics.DimTag {
-		return analytics.ExpandTags(out), nil
-	}
-	analytics.SortBreakdown(out, by)
-	return out, nil
+	return analytics.CollectBreakdown(ctx, s, orgID, from, to, by)
 }
 
-// rawBreakdown adds the raw rows matching w, grouped by expr, to acc.
-func (s *Store) rawBreakdown(ctx context.Context, w *where, expr string, by analytics.Dimension, acc *groups) error {
-	query := "SELECT " + expr + " AS k, count(), countIf(" + failed + "), countIf(cache_hit = 1), sum(attempts)," +
-		" sum(input_tokens), sum(output_tokens), sum(cost_micros), sum(baseline_micros), sum(savings_micros)," +
-		" sum(latency_ms)" +
-		" FROM requests" + w.String() + " GROUP BY k"
-	return s.addGroups(ctx, query, w.args, "breakdown by "+string(by), acc)
-}
+// Per-group columns of a request breakdown's parts, summed again over the
+// parts: requests, errors, cache hits, attempts, tokens, money, latency sum.
+const (
+	rawParts = "count() AS p_n, countIf(" + failed + ") AS p_e, countIf(cache_hit = 1) AS p_h," +
+		" sum(toInt64(attempts)) AS p_a, sum(input_tokens) AS p_i, sum(output_tokens) AS p_o, sum(cost_micros) AS p_c," +
+		" sum(baseline_micros) AS p_b, sum(savings_micros) AS p_s, sum(latency_ms) AS p_l"
+	rollupParts = "sum(requests) AS p_n, sum(errors) AS p_e, sum(cache_hits) AS p_h, sum(attempts) AS p_a," +
+		" sum(input_tokens) AS p_i, sum(output_tokens) AS p_o, sum(cost_micros) AS p_c, sum(baseline_micros) AS p_b," +
+		" sum(savings_micros) AS p_s, sum(latency_sum) AS p_l"
+	mergedParts = "sum(p_n) AS requests, sum(p_e), sum(p_h), sum(p_a), sum(p_i), sum(p_o), sum(p_c), sum(p_b), sum(p_s)," +
+		" sum(p_l) / sum(p_n)"
+	// Failure reasons: attempts, cost and the distinct requests as states,
+	// merged exactly over the parts.
+	rawReasonParts    = "countState() AS p_a, sumState(cost_micros) AS p_c, uniqExactState(request_id) AS p_r"
+	rollupReasonParts = "attempts AS p_a, cost_micros AS p_c, requests AS p_r"
+	mergedReasonParts = "countMerge(p_a) AS attempts, uniqExactMerge(p_r), sumMerge(p_c)"
+)
 
-// failureReasons groups the scope's attempts that carry a reason.
-func (s *Store) failureReasons(ctx context.Context, w *where) ([]analytics.BreakdownRow, error) {
-	w.add("reason != ''")
-	rows, err := s.conn.Query(s.readCtx(ctx), "SELECT reason, count(), uniqExact(request_id), sum(cost_micros)"+
-		" FROM attempts"+w.String()+" GROUP BY reason", w.args...)
-	if err != nil {
-		return nil, readErr("failure reasons", err)
+// streamBlockRows bounds the rows of one block ClickHouse sends while a
+// breakdown streams, so a caller holds a few thousand rows at most.
+const streamBlockRows = 4096
+
+// EachBreakdown implements analytics.Reader. The rollup of the dimension
+// (rollup.go) answers for the whole grains of the range it covers and the
+// raw table for the rest; ClickHouse merges the parts by key, orders and
+// windows them, and the rows reach fn as its blocks arrive.
+func (s *Store) EachBreakdown(ctx context.Context, orgID string, q analytics.BreakdownQuery, fn func(analytics.BreakdownRow) error) error {
+	if err := analytics.CheckOrg(orgID); err != nil {
+		return err
 	}
-	defer rows.Close()
-	var out []analytics.BreakdownRow
+	if err := q.Check(); err != nil {
+		return err
+	}
+	query, args, err := s.breakdownQuery(ctx, analytics.CleanText(orgID), q)
+	if err != nil {
+		return err
+	}
+	what := "breakdown by " + string(q.By)
+	ctx, cancel := context.WithCancel(ctx)
+	rows, err := s.conn.Query(s.readCtxWith(ctx, ch.Settings{"max_block_size": streamBlockRows}), query, args...)
+	if err != nil {
+		cancel()
+		return readErr(what, err)
+	}
+	// Cancel before Close: a caller that stops early (a client that left)
+	// ends the query instead of draining it.
+	defer func() { cancel(); _ = rows.Close() }()
 	for rows.Next() {
-		var (
-			r       analytics.BreakdownRow
-			n, reqs uint64
-		)
-		if err := rows.Scan(&r.Key, &n, &reqs, &r.CostMicros); err != nil {
-			return nil, fmt.Errorf("clickhouse: scan failure reasons: %w", err)
+		r, err := scanBreakdown(rows, q.By)
+		if err != nil {
+			return fmt.Errorf("clickhouse: scan %s: %w", what, err)
 		}
-		r.Attempts, r.Requests = int64(n), int64(reqs)
-		out = append(out, r)
+		if err := fn(r); err != nil {
+			return err
+		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("clickhouse: read failure reasons: %w", err)
+		return readErr("read "+what, err)
 	}
-	analytics.SortBreakdown(out, analytics.DimFailureReason)
-	return out, nil
+	return nil
+}
+
+// breakdownQuery is the SQL of q over org's rows: a UNION ALL of the
+// rollup's part and the raw parts, grouped by key, ordered and windowed.
+func (s *Store) breakdownQuery(ctx context.Context, org string, q analytics.BreakdownQuery) (string, []any, error) {
+	fromMs, toMs, _ := analytics.RangeMillis(q.From, q.To)
+	table, raw, rolled, merged, order := "requests", rawParts, rollupParts, mergedParts, "requests DESC, k"
+	expr := groupExpr[q.By]
+	switch q.By {
+	case analytics.DimFailureReason:
+		table, raw, rolled, merged, order = "attempts", rawReasonParts, rollupReasonParts, mergedReasonParts, "attempts DESC, k"
+	case analytics.DimDay:
+		order = "toInt64(k)"
+	}
+	r, rolledUp := rollupFor(q.By)
+	rolledSpan, rawSpans := span{}, []span{{from: fromMs, to: toMs, ok: true}}
+	if rolledUp { // tags have no rollup: read raw
+		var err error
+		if rolledSpan, rawSpans, err = s.split(ctx, fromMs, toMs, r); err != nil {
+			return "", nil, err
+		}
+	}
+	var (
+		parts []string
+		args  []any
+	)
+	if rolledSpan.ok {
+		w := r.where(org, rolledSpan)
+		part := "SELECT " + r.expr[q.By] + " AS k, " + rolled + " FROM " + r.table + w.String()
+		if q.By != analytics.DimFailureReason { // states are rows already; sums are grouped
+			part += " GROUP BY k"
+		}
+		parts, args = append(parts, part), append(args, w.args...)
+	}
+	for _, sp := range rawSpans {
+		w := &where{}
+		w.add("org_id = ?", org)
+		w.timeRange(sp.from, sp.to)
+		if q.By == analytics.DimFailureReason {
+			w.add("reason != ''")
+		}
+		parts = append(parts, "SELECT "+expr+" AS k, "+raw+" FROM "+table+w.String()+" GROUP BY k")
+		args = append(args, w.args...)
+	}
+	query := "SELECT k, " + merged + " FROM (" + strings.Join(parts, " UNION ALL ") + ") GROUP BY k ORDER BY " + order +
+		limitClause(q)
+	return query, args, nil
+}
+
+// scanBreakdown reads one merged row; day keys (day numbers) are formatted.
+func scanBreakdown(rows driver.Rows, by analytics.Dimension) (analytics.BreakdownRow, error) {
+	var r analytics.BreakdownRow
+	if by == analytics.DimFailureReason {
+		var n, reqs uint64
+		if err := rows.Scan(&r.Key, &n, &reqs, &r.CostMicros); err != nil {
+			return r, err
+		}
+		r.Attempts, r.Requests = int64(n), int64(reqs)
+		return r, nil
+	}
+	var n, errs, hits uint64
+	if err := rows.Scan(&r.Key, &n, &errs, &hits, &r.Attempts, &r.InputTokens, &r.OutputTokens, &r.CostMicros,
+		&r.BaselineMicros, &r.SavingsMicros, &r.LatencyMeanMs); err != nil {
+		return r, err
+	}
+	r.Requests, r.Errors, r.CacheHits = int64(n), int64(errs), int64(hits)
+	if by == analytics.DimDay {
+		d, err := strconv.ParseInt(r.Key, 10, 64)
+		if err != nil {
+			return r, fmt.Errorf("day key %q: %w", r.Key, err)
+		}
+		r.Key = analytics.DayKey(d)
+	}
+	return r, nil
 }

@@ -37,13 +37,20 @@ const (
 )
 
 // readCtx returns ctx carrying the Store's limits as query settings.
-func (s *Store) readCtx(ctx context.Context) context.Context {
+func (s *Store) readCtx(ctx context.Context) context.Context { return s.readCtxWith(ctx, nil) }
+
+// readCtxWith is readCtx with more settings for one query.
+func (s *Store) readCtxWith(ctx context.Context, more ch.Settings) context.Context {
 	l := s.limits
-	return ch.Context(ctx, ch.WithSettings(ch.Settings{
+	settings := ch.Settings{
 		"max_execution_time": l.MaxExecutionSeconds,
 		"max_rows_to_read":   int(l.MaxRowsToRead),
 		"max_memory_usage":   int(l.MaxMemoryBytes),
-	}))
+	}
+	for k, v := range more {
+		settings[k] = v
+	}
+	return ch.Context(ctx, ch.WithSettings(settings))
 }
 
 // readErr wraps a query error; one that hit a limit also wraps

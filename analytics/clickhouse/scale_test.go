@@ -170,7 +170,7 @@ func openScale(b *testing.B, db string, rows int64) *clickhouse.Store {
 	}
 	start := time.Now()
 	r := strings.NewReplacer("{rows}", fmt.Sprint(rows), "{days}", "30", "{end_ms}", fmt.Sprint(time.Now().UnixMilli()),
-		"{orgs_small}", "49", "{users}", "100000")
+		"{orgs_small}", "49", "{users}", "100000", "{big_org}", "org-big", "{big_fifths}", "1")
 	var sql []string
 	for _, line := range strings.Split(synthSQL, "\n") {
 		if !strings.HasPrefix(line, "--") {
@@ -182,10 +182,10 @@ func openScale(b *testing.B, db string, rows int64) *clickhouse.Store {
 			b.Fatalf("synthesize: %v", err)
 		}
 	}
-	// Every synthesized row went through the rollup's view (the migrations
-	// ran first), so the rollup covers them although their times are older
-	// than its epoch.
-	if err := s.Conn().Exec(ctx, "INSERT INTO heddle_rollup_epoch (name, since) SELECT 'requests_hourly', toDateTime(0)"); err != nil {
+	// Every synthesized row went through the rollups' views (the migrations
+	// ran first), so the rollups cover them although their times are older
+	// than their epochs.
+	if err := s.Conn().Exec(ctx, "INSERT INTO heddle_rollup_epoch (name, since) SELECT name, toDateTime(0) FROM heddle_rollup_epoch"); err != nil {
 		b.Fatal(err)
 	}
 	b.Logf("synthesized %d requests into %s in %s", rows, db, time.Since(start).Round(time.Second))

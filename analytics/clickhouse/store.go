@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	ch "github.com/ClickHouse/clickhouse-go/v2"
@@ -19,7 +18,7 @@ type Store struct {
 	conn   driver.Conn
 	limits Limits
 	now    func() time.Time // the explorer's first window ends here
-	rollup *atomic.Int64    // rollupStart once read (0: not yet)
+	epochs *epochs          // rollupStart once read
 }
 
 var (
@@ -53,7 +52,7 @@ func Open(ctx context.Context, url string) (*Store, error) {
 
 // New returns a Store over an open connection; it does not migrate.
 func New(conn driver.Conn) *Store {
-	return &Store{conn: conn, limits: DefaultLimits, now: time.Now, rollup: new(atomic.Int64)}
+	return &Store{conn: conn, limits: DefaultLimits, now: time.Now, epochs: &epochs{}}
 }
 
 // WithLimits returns a copy of s whose reads carry l instead.

@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"fmt"
+	"math"
 	"strconv"
 	"time"
 
@@ -128,57 +129,115 @@ var groupExpr = map[analytics.Dimension]string{
 
 // Breakdown implements analytics.Reader.
 func (s *Store) Breakdown(ctx context.Context, orgID string, from, to time.Time, by analytics.Dimension) ([]analytics.BreakdownRow, error) {
-	if by == analytics.DimFailureReason {
-		return s.failureReasons(ctx, orgID, from, to)
+	return analytics.CollectBreakdown(ctx, s, orgID, from, to, by)
+}
+
+// EachBreakdown implements analytics.Reader: the database groups, orders
+// and windows the rows, and they reach fn as the driver reads them.
+func (s *Store) EachBreakdown(ctx context.Context, orgID string, q analytics.BreakdownQuery, fn func(analytics.BreakdownRow) error) error {
+	if err := q.Check(); err != nil {
+		return err
 	}
-	q, err := s.inScope(ctx, &requestRow{}, orgID, from, to)
+	if q.By == analytics.DimTag {
+		return s.eachTag(ctx, orgID, q, fn)
+	}
+	var model any = &requestRow{}
+	if q.By == analytics.DimFailureReason {
+		model = &attemptRow{}
+	}
+	scope, err := s.inScope(ctx, model, orgID, q.From, q.To)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	expr, ok := groupExpr[by]
-	if !ok {
-		return nil, fmt.Errorf("%w: %q", analytics.ErrInvalidDimension, by)
+	// Keys order byte by byte as Go's strings do (Postgres' default
+	// collation would not).
+	key := groupExpr[q.By]
+	if q.By == analytics.DimFailureReason {
+		key = "reason"
 	}
-	var aggs []aggregateRow
-	if err := q().Select(expr + " AS k, " + requestAggregates).Group(expr).Scan(&aggs).Error; err != nil {
-		return nil, fmt.Errorf("sqlstore: breakdown by %s: %w", by, err)
+	if s.db.Dialector.Name() == "postgres" {
+		key += ` COLLATE "C"`
 	}
-	out := make([]analytics.BreakdownRow, 0, len(aggs))
-	for _, a := range aggs {
+	db := scope()
+	switch q.By {
+	case analytics.DimFailureReason:
+		db = db.Where("reason <> ''").
+			Select("reason AS k, COUNT(*) AS attempts, COUNT(DISTINCT request_id) AS requests, " + sumOf("cost_micros") + " AS cost_micros").
+			Group("reason").Order("attempts DESC, " + key)
+	case analytics.DimDay:
+		db = db.Select(groupExpr[q.By] + " AS k, " + requestAggregates).Group(groupExpr[q.By]).Order("MIN(time_ms)")
+	default:
+		db = db.Select(groupExpr[q.By] + " AS k, " + requestAggregates).Group(groupExpr[q.By]).Order("requests DESC, " + key)
+	}
+	if q.Limit > 0 {
+		db = db.Limit(q.Limit)
+	}
+	if q.Offset > 0 {
+		db = db.Offset(q.Offset)
+		if q.Limit <= 0 {
+			db = db.Limit(math.MaxInt32) // SQLite takes OFFSET only after LIMIT
+		}
+	}
+	rows, err := db.Rows()
+	if err != nil {
+		return fmt.Errorf("sqlstore: breakdown by %s: %w", q.By, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var a aggregateRow
+		if err := s.db.ScanRows(rows, &a); err != nil {
+			return fmt.Errorf("sqlstore: breakdown by %s: %w", q.By, err)
+		}
 		r := a.row()
-		if by == analytics.DimDay {
+		if q.By == analytics.DimDay {
 			d, err := strconv.ParseInt(r.Key, 10, 64)
 			if err != nil {
-				return nil, fmt.Errorf("sqlstore: day key %q: %w", r.Key, err)
+				return fmt.Errorf("sqlstore: day key %q: %w", r.Key, err)
 			}
 			r.Key = analytics.DayKey(d)
 		}
-		out = append(out, r)
+		if q.By == analytics.DimFailureReason {
+			r = analytics.BreakdownRow{Key: a.K, Attempts: a.Attempts, Requests: a.Requests, CostMicros: a.CostMicros}
+		}
+		if err := fn(r); err != nil {
+			return err
+		}
 	}
-	if by == analytics.DimTag {
-		return analytics.ExpandTags(out), nil
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("sqlstore: breakdown by %s: %w", q.By, err)
 	}
-	analytics.SortBreakdown(out, by)
-	return out, nil
+	return nil
 }
 
-// failureReasons groups the organisation's attempts that carry a reason.
-func (s *Store) failureReasons(ctx context.Context, orgID string, from, to time.Time) ([]analytics.BreakdownRow, error) {
-	q, err := s.inScope(ctx, &attemptRow{}, orgID, from, to)
+// eachTag is EachBreakdown by tag: the database groups by the requests'
+// comma-joined tag sets, which are few, and each set's sums count under each
+// of its tags (analytics.ExpandTags); the tags are then ordered and windowed
+// here, as the other dimensions are by the database.
+func (s *Store) eachTag(ctx context.Context, orgID string, q analytics.BreakdownQuery, fn func(analytics.BreakdownRow) error) error {
+	scope, err := s.inScope(ctx, &requestRow{}, orgID, q.From, q.To)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	var aggs []aggregateRow
-	err = q().Where("reason <> ''").
-		Select("reason AS k, COUNT(*) AS attempts, COUNT(DISTINCT request_id) AS requests, " + sumOf("cost_micros") + " AS cost_micros").
-		Group("reason").Scan(&aggs).Error
-	if err != nil {
-		return nil, fmt.Errorf("sqlstore: failure reasons: %w", err)
+	if err := scope().Select("tags AS k, " + requestAggregates).Group("tags").Scan(&aggs).Error; err != nil {
+		return fmt.Errorf("sqlstore: breakdown by %s: %w", q.By, err)
 	}
-	out := make([]analytics.BreakdownRow, 0, len(aggs))
+	sets := make([]analytics.BreakdownRow, 0, len(aggs))
 	for _, a := range aggs {
-		out = append(out, analytics.BreakdownRow{Key: a.K, Attempts: a.Attempts, Requests: a.Requests, CostMicros: a.CostMicros})
+		sets = append(sets, a.row())
 	}
-	analytics.SortBreakdown(out, analytics.DimFailureReason)
-	return out, nil
+	out := analytics.ExpandTags(sets)
+	analytics.SortBreakdown(out, q.By)
+	for i, r := range out {
+		if i < q.Offset {
+			continue
+		}
+		if q.Limit > 0 && i >= q.Offset+q.Limit {
+			break
+		}
+		if err := fn(r); err != nil {
+			return err
+		}
+	}
+	return nil
 }

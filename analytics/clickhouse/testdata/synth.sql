@@ -1,5 +1,5 @@
 -- Synthesizes the scale benchmark's rows (see scale_test.go): {rows} requests over
--- {days} days ending at {end_ms}, {orgs} organisations of which org-big holds one
+-- {days} days ending at {end_ms}, {orgs_small} organisations and {big_org}, which holds {big_fifths}
 -- request in five and about 1.3 attempts per request (the benchmark then replays
 -- 0.5% of org-big's requests through the Store, as a spill replay would). Placeholders in
 -- braces are replaced before the statements run; statements are separated by ';;'.
@@ -13,7 +13,7 @@ SELECT
     t AS time_ms,
     lower(concat(substring(hex(toUInt64(t)), 1, 8), '-', substring(hex(toUInt64(t)), 9, 4), '-7',
         substring(u, 16, 3), '-8', substring(u, 21, 3), '-', substring(u, 25, 12))) AS request_id,
-    if(number % 5 = 0, 'org-big', concat('org-', toString(number % {orgs_small}))) AS org_id,
+    if(number % 5 < {big_fifths}, '{big_org}', concat('org-', toString(number % {orgs_small}))) AS org_id,
     concat('key-', toString(h % 7)) AS key_id,
     concat('user-', toString(intDiv(h, 7) % {users})) AS end_user,
     concat('sess-', toString(intDiv(h, 3) % 20000)) AS session,

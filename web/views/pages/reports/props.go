@@ -6,6 +6,7 @@ package reports
 
 import (
 	"net/url"
+	"strconv"
 
 	"github.com/heddle-gw/heddle/analytics"
 	"github.com/heddle-gw/heddle/web/views/layout"
@@ -34,15 +35,35 @@ func (p FormProps) CSVURL() string { return "/reports/cost.csv?" + p.query() }
 // JSONURL is the console's JSON download for the form's values.
 func (p FormProps) JSONURL() string { return "/reports/cost.json?" + p.query() }
 
-// PreviewProps is the report's preview: the links for the period, and the
-// rows and totals (nothing when the form is invalid).
+// PreviewProps is the report's preview: the links for the period, and one
+// page of the rows (from Offset), the groups off the page summed as Other
+// (nil when every group is shown) and the totals (nothing when the form is
+// invalid).
 type PreviewProps struct {
-	Form   FormProps
-	Valid  bool
-	Rows   []analytics.BreakdownRow
-	Totals analytics.BreakdownRow
+	Form     FormProps
+	Valid    bool
+	Rows     []analytics.BreakdownRow
+	Offset   int
+	PageSize int  // groups per page
+	More     bool // groups follow the page
+	Other    *analytics.BreakdownRow
+	Totals   analytics.BreakdownRow
 	// KeyNames names keys by id for the key grouping ("name (rk_prefix)").
 	KeyNames map[string]string
+}
+
+// PrevURL and NextURL are the console's report pages before and after
+// this one.
+func (p PreviewProps) PrevURL() string { return p.pageURL(p.Offset - p.PageSize) }
+func (p PreviewProps) NextURL() string { return p.pageURL(p.Offset + len(p.Rows)) }
+
+func (p PreviewProps) pageURL(offset int) string {
+	return "/reports?" + p.Form.query() + "&offset=" + strconv.Itoa(max(offset, 0))
+}
+
+// Range describes the groups on the page ("26-50").
+func (p PreviewProps) Range() string {
+	return strconv.Itoa(p.Offset+1) + "-" + strconv.Itoa(p.Offset+len(p.Rows))
 }
 
 // label is how a row's group value shows: a key by its name, an empty tag
