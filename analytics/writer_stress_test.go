@@ -17,12 +17,25 @@ import (
 // recorded them.
 func TestWriterConcurrentRecordersThroughFlappingStore(t *testing.T) {
 	store := analyticstest.NewStore()
-	w := start(t, store, fastConfig(t.TempDir()))
+	cfg := fastConfig(t.TempDir())
+	cfg.MaxRetries = 1000 // the store's outages are short: retried, not spilled (the spill tests cover spilling)
+	w := start(t, store, cfg)
 
 	stop := make(chan struct{})
 	var flapper sync.WaitGroup
+	// The store starts down and flaps only once the writer has met the
+	// outage, so every run exercises a failure whatever the load.
+	store.FailWith(errDown)
 	flapper.Go(func() {
-		for i := 0; ; i++ {
+		for w.Stats().Failures == 0 {
+			select {
+			case <-stop:
+				store.FailWith(nil)
+				return
+			case <-time.After(time.Millisecond):
+			}
+		}
+		for i := 1; ; i++ {
 			select {
 			case <-stop:
 				store.FailWith(nil)
