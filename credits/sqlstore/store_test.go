@@ -164,6 +164,35 @@ func TestConcurrentReservationsNeverOverdraw(t *testing.T) {
 	})
 }
 
+// TestPlanDefaultsStored: a plan's default limits survive the store and a
+// replace, read by another replica as the organisation's plan.
+func TestPlanDefaultsStored(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, d testdb.DB) {
+		ctx := context.Background()
+		addOrg(t, d.DB, "org_a")
+		a, b := credits.NewService(sqlstore.New(d.DB), credits.Config{}), credits.NewService(sqlstore.New(d.Reopen(t)), credits.Config{})
+		known := func(string) bool { return true }
+		in := credits.PlanInput{Name: "team", MultiplierBP: 10000, Defaults: credits.Limits{RPM: 60, TPM: 9000, MaxConcurrency: 3}}
+		p, err := a.SavePlan(ctx, in, known)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := a.AssignPlan(ctx, "org_a", p.ID); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := b.OrgPlan(ctx, "org_a"); err != nil || got.Defaults != in.Defaults {
+			t.Fatalf("org plan defaults %+v err %v, want %+v", got, err, in.Defaults)
+		}
+		in.ID, in.Defaults = p.ID, credits.Limits{RPM: 1}
+		if _, err := b.SavePlan(ctx, in, known); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := a.OrgPlan(ctx, "org_a"); err != nil || got.Defaults != in.Defaults {
+			t.Fatalf("replaced plan defaults %+v err %v, want %+v", got, err, in.Defaults)
+		}
+	})
+}
+
 // TestIncludedMonthlyCredit: a plan's included credit is granted once per
 // UTC month, however many replicas read the plan, and again next month.
 func TestIncludedMonthlyCredit(t *testing.T) {
