@@ -16,7 +16,7 @@ func (h *Handler) countTokens(c *fiber.Ctx) error {
 	}
 	caller, err := h.d.Auth.Authenticate(c.UserContext(), presentedKey(c))
 	if err != nil {
-		return h.writeError(c, f, gateway.ErrUnauthorized)
+		return h.writeError(c, f, authFailure(err))
 	}
 	codec := h.d.Service.Codec(f)
 	decode := codec.DecodeRequest

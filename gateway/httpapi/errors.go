@@ -28,6 +28,16 @@ type apiError struct {
 	RetryAfter int // seconds, 0 for none
 }
 
+// authFailure is what the caller hears of a failed Authenticate: one opaque
+// 401 for any key problem, or the error itself when the key was good but
+// its limits could not be resolved (a store outage: 503, fail closed).
+func authFailure(err error) error {
+	if errors.Is(err, gateway.ErrUnauthorized) {
+		return gateway.ErrUnauthorized
+	}
+	return err
+}
+
 // classify is the one error table of the data plane.
 func classify(err error) apiError {
 	var (

@@ -45,7 +45,7 @@ func (h *Handler) gemini(c *fiber.Ctx) error {
 func (h *Handler) serveTurn(c *fiber.Ctx, f llm.Format, pathModel string, pathStream bool) error {
 	caller, err := h.d.Auth.Authenticate(c.UserContext(), presentedKey(c))
 	if err != nil {
-		return h.writeError(c, f, gateway.ErrUnauthorized)
+		return h.writeError(c, f, authFailure(err))
 	}
 	t := &gateway.Turn{
 		RequestID: gateway.NewRequestID(), Received: time.Now(), Format: f,

@@ -6,7 +6,6 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/heddle-gw/heddle/catalog"
-	"github.com/heddle-gw/heddle/gateway"
 	"github.com/heddle-gw/heddle/llm"
 )
 
@@ -24,7 +23,7 @@ func (h *Handler) models(c *fiber.Ctx) error {
 	}
 	caller, err := h.d.Auth.Authenticate(c.UserContext(), presentedKey(c))
 	if err != nil {
-		return h.writeError(c, f, gateway.ErrUnauthorized)
+		return h.writeError(c, f, authFailure(err))
 	}
 	models, err := h.d.Service.ModelsFor(c.UserContext(), caller)
 	if err != nil {
@@ -70,7 +69,7 @@ func (h *Handler) models(c *fiber.Ctx) error {
 func (h *Handler) geminiModels(c *fiber.Ctx) error {
 	caller, err := h.d.Auth.Authenticate(c.UserContext(), presentedKey(c))
 	if err != nil {
-		return h.writeError(c, llm.FormatGemini, gateway.ErrUnauthorized)
+		return h.writeError(c, llm.FormatGemini, authFailure(err))
 	}
 	models, err := h.d.Service.ModelsFor(c.UserContext(), caller)
 	if err != nil {

@@ -3,7 +3,6 @@ package httpapi
 import (
 	"github.com/gofiber/fiber/v2"
 
-	"github.com/heddle-gw/heddle/gateway"
 	"github.com/heddle-gw/heddle/llm"
 )
 
@@ -25,7 +24,7 @@ func (h *Handler) route(c *fiber.Ctx) error {
 	}
 	caller, err := h.d.Auth.Authenticate(c.UserContext(), presentedKey(c))
 	if err != nil {
-		return h.writeError(c, f, gateway.ErrUnauthorized)
+		return h.writeError(c, f, authFailure(err))
 	}
 	ans, err := h.d.Service.Route(c.UserContext(), caller, f, append([]byte(nil), c.Body()...), c.Query("model"))
 	if err != nil {
