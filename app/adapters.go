@@ -4,22 +4,31 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/heddle-gw/heddle/billing"
 	"github.com/heddle-gw/heddle/gateway"
 	"github.com/heddle-gw/heddle/routing"
 	"github.com/heddle-gw/heddle/tenancy"
 )
 
-// authAdapter presents tenancy's Authenticator as the gateway's.
-type authAdapter struct{ a *tenancy.Authenticator }
+// authAdapter presents tenancy's Authenticator as the gateway's, with the
+// caller's limits resolved against its organisation's plan (callerLimits).
+type authAdapter struct {
+	a       *tenancy.Authenticator
+	plans   orgPlans
+	budgets *billing.OrgBudgets
+}
 
 func (x authAdapter) Authenticate(ctx context.Context, presented string) (gateway.Caller, error) {
 	p, err := x.a.Authenticate(ctx, presented)
 	if err != nil {
 		return gateway.Caller{}, fmt.Errorf("%w: %w", gateway.ErrUnauthorized, err)
 	}
+	lim, err := callerLimits(ctx, x.plans, x.budgets, p.OrgID, p.Limits)
+	if err != nil {
+		return gateway.Caller{}, err
+	}
 	c := gateway.Caller{OrgID: p.OrgID, KeyID: p.KeyID, KeyPrefix: p.KeyPrefix, Policy: string(p.Policy), Alpha: p.Alpha, Tags: p.Tags,
-		Limits: gateway.Limits{RPM: p.Limits.RPM, TPM: p.Limits.TPM,
-			DailyBudgetMicros: p.Limits.DailyBudgetMicros, MonthlyBudgetMicros: p.Limits.MonthlyBudgetMicros, SoftBudgets: p.Limits.SoftBudgets}}
+		Limits: lim}
 	for _, s := range p.Scopes {
 		c.Scopes = append(c.Scopes, string(s))
 	}

@@ -140,8 +140,8 @@ func wire(ctx context.Context, cfg Config, logger *slog.Logger) (_ *components, 
 		Idempotency: c.idempotency(),
 		CapWait:     c.metrics.capWait,
 		Logger:      logger.With("component", "dispatch"),
-		// An organisation's own cap (wire_capacity.go).
-		OrgConcurrency: c.orgConcurrency,
+		// An organisation's own cap travels on dispatch.Meta, resolved with
+		// the caller's limits (wire_capacity.go).
 	})
 	router, err := routing.DefaultRouter(routing.Config{EmbedTimeout: cfg.EmbedTimeout})
 	if err != nil {

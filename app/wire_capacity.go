@@ -1,15 +1,38 @@
 package app
 
-import "context"
+import (
+	"context"
+	"fmt"
 
-// orgConcurrency is dispatch.Deps.OrgConcurrency: the organisation's own cap
-// from its budget settings (cached per replica like every per-organisation
-// setting; the guard read them just before, so this is a cache hit). A read
-// error keeps the operator's default: the cap protects capacity, not money.
-func (c *components) orgConcurrency(ctx context.Context, orgID string) int {
-	s, err := c.orgBudgets.Get(ctx, orgID)
+	"github.com/heddle-gw/heddle/billing"
+	"github.com/heddle-gw/heddle/credits"
+	"github.com/heddle-gw/heddle/gateway"
+	"github.com/heddle-gw/heddle/tenancy"
+)
+
+// callerLimits is the one place a caller's limits are resolved: the key's
+// own RPM and TPM and the organisation's own cap on requests in flight
+// (max_concurrency of its budget settings) win; what neither set comes
+// from the organisation's plan's defaults (credits.Plan.Limits); without
+// a plan, nothing. The plan is read per request (a change of plan or of
+// its defaults applies from the next request); the budget settings come
+// from the per-replica cache the guard reads too. A read error fails the
+// request closed (503), never an unlimited one.
+func callerLimits(ctx context.Context, plans orgPlans, budgets *billing.OrgBudgets, orgID string, key tenancy.Limits) (gateway.Limits, error) {
+	s, err := budgets.Get(ctx, orgID)
 	if err != nil {
-		return 0
+		return gateway.Limits{}, err
 	}
-	return s.MaxConcurrency
+	plan, err := plans.OrgPlan(ctx, orgID)
+	if err != nil {
+		return gateway.Limits{}, fmt.Errorf("app: plan defaults: %w", err)
+	}
+	l := plan.Limits(credits.Limits{RPM: key.RPM, TPM: key.TPM, MaxConcurrency: s.MaxConcurrency})
+	return gateway.Limits{RPM: l.RPM, TPM: l.TPM, MaxConcurrency: l.MaxConcurrency,
+		DailyBudgetMicros: key.DailyBudgetMicros, MonthlyBudgetMicros: key.MonthlyBudgetMicros, SoftBudgets: key.SoftBudgets}, nil
+}
+
+// orgPlans reads an organisation's plan (credits.Service).
+type orgPlans interface {
+	OrgPlan(ctx context.Context, orgID string) (*credits.Plan, error)
 }

@@ -94,6 +94,8 @@ type PlanInput struct {
 	MultiplierBP          int64
 	IncludedMonthlyMicros int64
 	BYOKFeeBP             int64
+	// Defaults are the plan's default rate limits and concurrency cap.
+	Defaults Limits
 }
 
 // SavePlan validates and stores a plan; it applies from each
@@ -109,6 +111,12 @@ func (s *Service) SavePlan(ctx context.Context, in PlanInput, knownProvider func
 		return nil, invalid("included_monthly_micros", "must be 0 or more")
 	case in.BYOKFeeBP < 0 || in.BYOKFeeBP > BasisPoints:
 		return nil, invalid("byok_fee_bp", "must be between 0 and 10000 (100%)")
+	case in.Defaults.RPM < 0 || in.Defaults.RPM > MaxLimit:
+		return nil, invalid("default_rpm", fmt.Sprintf("must be 0 (none) to %d", MaxLimit))
+	case in.Defaults.TPM < 0 || in.Defaults.TPM > MaxLimit:
+		return nil, invalid("default_tpm", fmt.Sprintf("must be 0 (none) to %d", MaxLimit))
+	case in.Defaults.MaxConcurrency < 0 || in.Defaults.MaxConcurrency > MaxConcurrency:
+		return nil, invalid("default_max_concurrency", fmt.Sprintf("must be 0 (none) to %d", MaxConcurrency))
 	}
 	for _, p := range in.Providers {
 		if !knownProvider(p) {
@@ -117,7 +125,7 @@ func (s *Service) SavePlan(ctx context.Context, in PlanInput, knownProvider func
 	}
 	now := s.cfg.Now().UTC()
 	p := &Plan{ID: in.ID, Name: in.Name, Providers: in.Providers, Models: in.Models, MultiplierBP: in.MultiplierBP,
-		IncludedMonthlyMicros: in.IncludedMonthlyMicros, BYOKFeeBP: in.BYOKFeeBP, CreatedAt: now, UpdatedAt: now}
+		IncludedMonthlyMicros: in.IncludedMonthlyMicros, BYOKFeeBP: in.BYOKFeeBP, Defaults: in.Defaults, CreatedAt: now, UpdatedAt: now}
 	if p.ID == "" {
 		p.ID = "plan_" + newID()
 	} else if old, err := s.store.PlanByID(ctx, p.ID); err != nil {

@@ -75,6 +75,10 @@ type Plan struct {
 	// BYOKFeeBP is a fee on the cost of traffic on the organisation's own
 	// credentials (0: none).
 	BYOKFeeBP int64
+	// Defaults are the rate limits and concurrency cap of the plan's
+	// organisations where neither the organisation nor the key sets its own
+	// (see Plan.Limits; 0: no default).
+	Defaults  Limits
 	CreatedAt time.Time
 	UpdatedAt time.Time
 }
@@ -105,6 +109,38 @@ func scaleUp(micros, bp int64) int64 {
 		return 0
 	}
 	return (micros*bp + BasisPoints - 1) / BasisPoints
+}
+
+// Limits are a request's rate limits (its key's requests and tokens per
+// minute) and its organisation's cap on requests in flight per replica; 0
+// means none set.
+type Limits struct {
+	RPM, TPM       int
+	MaxConcurrency int
+}
+
+// MaxLimit bounds a plan's default RPM and TPM; MaxConcurrency bounds its
+// default cap (the bound of an organisation's own, billing.MaxOrgConcurrency).
+const (
+	MaxLimit       = 100_000_000
+	MaxConcurrency = 100_000
+)
+
+// Limits resolves the limits a request runs under: each value the key (RPM,
+// TPM) or the organisation (MaxConcurrency) set itself wins; where it set
+// none, the plan's default applies (no plan: none).
+func (p *Plan) Limits(own Limits) Limits {
+	if p == nil {
+		return own
+	}
+	pick := func(own, def int) int {
+		if own > 0 {
+			return own
+		}
+		return def
+	}
+	return Limits{RPM: pick(own.RPM, p.Defaults.RPM), TPM: pick(own.TPM, p.Defaults.TPM),
+		MaxConcurrency: pick(own.MaxConcurrency, p.Defaults.MaxConcurrency)}
 }
 
 // Operator is a user holding the platform role.

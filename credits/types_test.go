@@ -38,6 +38,29 @@ func TestPlanPricing(t *testing.T) {
 	}
 }
 
+// TestPlanLimits: what the key or organisation set wins, the plan's
+// default fills what it left at 0, no plan adds nothing.
+func TestPlanLimits(t *testing.T) {
+	plan := &Plan{Defaults: Limits{RPM: 60, TPM: 5000, MaxConcurrency: 4}}
+	for _, tt := range []struct {
+		name      string
+		plan      *Plan
+		own, want Limits
+	}{
+		{name: "nothing set: every default", plan: plan, own: Limits{}, want: Limits{RPM: 60, TPM: 5000, MaxConcurrency: 4}},
+		{name: "own values win", plan: plan, own: Limits{RPM: 5, TPM: 7, MaxConcurrency: 9}, want: Limits{RPM: 5, TPM: 7, MaxConcurrency: 9}},
+		{name: "each value on its own", plan: plan, own: Limits{TPM: 7}, want: Limits{RPM: 60, TPM: 7, MaxConcurrency: 4}},
+		{name: "a plan without defaults", plan: &Plan{}, own: Limits{RPM: 3}, want: Limits{RPM: 3}},
+		{name: "no plan", plan: nil, own: Limits{MaxConcurrency: 2}, want: Limits{MaxConcurrency: 2}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.plan.Limits(tt.own); got != tt.want {
+				t.Fatalf("Limits(%+v) = %+v, want %+v", tt.own, got, tt.want)
+			}
+		})
+	}
+}
+
 // TestInputValidation: bad plans and credit entries are refused before
 // the store is reached (a nil store would panic).
 func TestInputValidation(t *testing.T) {
@@ -54,6 +77,9 @@ func TestInputValidation(t *testing.T) {
 		{name: "negative included credit", in: PlanInput{Name: "a", MultiplierBP: 1, IncludedMonthlyMicros: -1}, field: "included_monthly_micros"},
 		{name: "fee over 100%", in: PlanInput{Name: "a", MultiplierBP: 1, BYOKFeeBP: 10001}, field: "byok_fee_bp"},
 		{name: "unknown provider", in: PlanInput{Name: "a", MultiplierBP: 1, Providers: []string{"nope"}}, field: "providers"},
+		{name: "negative default rpm", in: PlanInput{Name: "a", MultiplierBP: 1, Defaults: Limits{RPM: -1}}, field: "default_rpm"},
+		{name: "default tpm too big", in: PlanInput{Name: "a", MultiplierBP: 1, Defaults: Limits{TPM: MaxLimit + 1}}, field: "default_tpm"},
+		{name: "default concurrency too big", in: PlanInput{Name: "a", MultiplierBP: 1, Defaults: Limits{MaxConcurrency: MaxConcurrency + 1}}, field: "default_max_concurrency"},
 	} {
 		t.Run("plan "+tt.name, func(t *testing.T) {
 			var fe *FieldError

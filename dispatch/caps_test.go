@@ -89,6 +89,27 @@ func TestOrgCap(t *testing.T) {
 	}
 }
 
+// TestOrgCapOfMeta: an operation's own cap (Meta.OrgConcurrency) replaces
+// the configured default for its organisation.
+func TestOrgCapOfMeta(t *testing.T) {
+	cfg := dispatch.Config{OrgConcurrency: 100, CapWait: 50 * time.Millisecond, NonStreamTimeout: 5 * time.Second}
+	h := newHarness(t, cfg, "a", "b")
+	h.ups["a"].Script("", dispatchtest.SlowFirstByte(500*time.Millisecond))
+	capped := h.meta
+	capped.OrgConcurrency = 1
+	first := holdSlot(h, capped, h.plan("a"))
+	if _, err := h.exec.Run(context.Background(), capped, h.plan("b"), chatOp(false), nil); !errors.Is(err, dispatch.ErrOverloaded) {
+		t.Fatalf("second operation under a cap of 1: %v, want overloaded", err)
+	}
+	capped.OrgConcurrency = 2
+	if _, err := h.exec.Run(context.Background(), capped, h.plan("b"), chatOp(false), nil); err != nil {
+		t.Fatalf("under a cap of 2: %v", err)
+	}
+	if err := <-first; err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestTargetCache: the binding that served last is tried first for its model;
 // a failure on it forgets it.
 func TestTargetCache(t *testing.T) {

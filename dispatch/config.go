@@ -39,7 +39,7 @@ type Config struct {
 
 	// OrgConcurrency caps the operations of one organisation in flight at once
 	// (default 1024: hundreds of agent streams of one team flow at the
-	// upstream's pace); Deps.OrgConcurrency may set an organisation's own.
+	// upstream's pace); Meta.OrgConcurrency may set an organisation's own.
 	OrgConcurrency int
 	// BindingConcurrency caps the attempts in flight on one (target, credential)
 	// pair (default 1024); when it binds, the organisations waiting are served

@@ -43,11 +43,6 @@ type Deps struct {
 	// wait lasted and whether it got the slot (false: ErrOverloaded). A wait
 	// the caller cancelled is not reported. It must not block.
 	CapWait func(scope string, waited time.Duration, acquired bool)
-	// OrgConcurrency, when set, returns an organisation's own cap on
-	// operations in flight (its setting); 0 or less means
-	// Config.OrgConcurrency. It is called once per operation and must not
-	// block on I/O (serve it from a cache).
-	OrgConcurrency func(ctx context.Context, orgID string) int
 	// Logger receives operational logs (never secrets nor prompt text); nil
 	// discards them.
 	Logger *slog.Logger

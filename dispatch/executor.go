@@ -32,7 +32,6 @@ type Executor struct {
 
 	breakers *breakers
 	orgCaps  *caps
-	orgLimit func(ctx context.Context, orgID string) int
 	bindCaps *caps
 	cache    targetCache
 }
@@ -54,7 +53,6 @@ func NewExecutor(cfg Config, deps Deps) *Executor {
 		clock:     deps.Clock,
 		rand:      deps.Rand,
 		log:       deps.Logger,
-		orgLimit:  deps.OrgConcurrency,
 	}
 	if e.clock == nil {
 		e.clock = SystemClock{}
@@ -177,11 +175,7 @@ func fingerprint(op *Operation) string {
 
 // run takes the organisation's concurrency slot and walks the plan.
 func (e *Executor) run(ctx context.Context, meta Meta, plan *Plan, op *Operation, out StreamWriter) (*Result, error) {
-	limit := 0
-	if e.orgLimit != nil {
-		limit = e.orgLimit(ctx, meta.OrgID)
-	}
-	release, err := e.orgCaps.acquire(ctx, meta.OrgID, "", limit)
+	release, err := e.orgCaps.acquire(ctx, meta.OrgID, "", meta.OrgConcurrency)
 	if err != nil {
 		return nil, fmt.Errorf("dispatch: organisation concurrency: %w", err)
 	}

@@ -122,6 +122,10 @@ type Meta struct {
 	Provenance  Provenance
 	// IdempotencyKey, when set, deduplicates the operation (scoped by org and key).
 	IdempotencyKey string
+	// OrgConcurrency is the organisation's cap on operations in flight on
+	// this replica, as the caller resolved it (its own setting, else its
+	// plan's default); 0 or less means Config.OrgConcurrency.
+	OrgConcurrency int
 }
 
 // Provenance records which policy and bundle produced the plan.

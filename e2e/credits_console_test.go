@@ -27,7 +27,7 @@ func consoleLogin(b *browser, base, email string) {
 }
 
 // TestConsoleBillingJourney walks hosted billing in headless Chromium: an
-// operator creates a plan, adds a platform credential pointing at the fake
+// operator creates a plan (with default limits), adds a platform credential pointing at the fake
 // upstream, puts an organisation on the plan and records a top-up on the
 // Operator page; the organisation's request runs on the platform
 // credential; its Billing page shows the balance, the plan, the usage by
@@ -50,6 +50,8 @@ func TestConsoleBillingJourney(t *testing.T) {
 		chromedp.SendKeys(tid("plan-name"), "browser plan"),
 		chromedp.SendKeys(tid("plan-providers"), "openai"),
 		chromedp.SetValue(tid("plan-multiplier"), "2"),
+		chromedp.SendKeys(tid("plan-default-rpm"), "30"),
+		chromedp.SendKeys(tid("plan-default-concurrency"), "4"),
 		chromedp.Click(tid("plan-submit")),
 		chromedp.WaitVisible(tid("operator-notice")),
 		htmxSettled(),
@@ -70,6 +72,9 @@ func TestConsoleBillingJourney(t *testing.T) {
 		jsString(`select[data-testid="operator-plan-select-`+tn.OrgID+`"] option:last-child`)+`).value`))
 	if err != nil || !strings.HasPrefix(planID, "plan_") {
 		t.Fatalf("plan option: %q %v", planID, err)
+	}
+	if got := b.text("operator-plan-defaults-" + planID); got != "30 rpm, 4 in flight" {
+		t.Errorf("the plan's default limits shown as %q, want 30 rpm, 4 in flight", got)
 	}
 	b.do("set the plan",
 		chromedp.SetValue(tid("operator-plan-select-"+tn.OrgID), planID),

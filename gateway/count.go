@@ -50,7 +50,8 @@ func (s *Service) CountTokens(ctx context.Context, c Caller, body []byte, decode
 	id := NewRequestID()
 	res, err := s.d.Executor.Run(ctx, dispatch.Meta{
 		OrgID: c.OrgID, KeyID: c.KeyID, RequestID: id, OperationID: id + "/count",
-		Provenance: dispatch.Provenance{Purpose: dispatch.PurposeProbe, PolicyID: "count_tokens"},
+		Provenance:     dispatch.Provenance{Purpose: dispatch.PurposeProbe, PolicyID: "count_tokens"},
+		OrgConcurrency: c.Limits.MaxConcurrency,
 	}, dispatch.Plan{Targets: targets, MaxAttempts: s.cfg.MaxAttempts}, &dispatch.Operation{
 		Purpose: dispatch.PurposeProbe, Inbound: llm.FormatAnthropic, Request: req, RawBody: body,
 		Endpoint: dispatch.EndpointCountTokens,

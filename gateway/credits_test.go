@@ -143,3 +143,32 @@ func TestCreditsAmounts(t *testing.T) {
 		t.Errorf("settled %v, want %d (actual %d at 1.5x), within the reservation", fc.settled, plan.Price(actual), actual)
 	}
 }
+
+// TestBYOKFeeAmount: a turn its own credential served on a plan with a fee
+// is charged the fee on its catalog cost (cost x bp / 10000, rounded up),
+// once; a plan without a fee charges nothing, and nothing is reserved.
+func TestBYOKFeeAmount(t *testing.T) {
+	body := `{"model":"gpt-5-mini","max_tokens":100,"messages":[{"role":"user","content":"hi"}]}`
+	for _, tt := range []struct {
+		name  string
+		feeBP int64
+	}{{name: "a 2.5% fee", feeBP: 250}, {name: "no fee", feeBP: 0}} {
+		t.Run(tt.name, func(t *testing.T) {
+			plan := &credits.Plan{ID: "p", Providers: []string{"openai"}, MultiplierBP: 15000, BYOKFeeBP: tt.feeBP}
+			byok := map[string]bool{"openai": true}
+			fc := &fakeCredits{funding: Funding{Plan: plan, BYOK: byok}}
+			s := testService(t, Config{}, Deps{Executor: &platformExec{byok: byok}}, WithCredits(fc))
+			turn := &Turn{RequestID: "req-1", Received: time.Now(), Format: llm.FormatChat, Body: []byte(body),
+				Caller: Caller{OrgID: "org", KeyID: "key", Scopes: []string{"inference"}}}
+			if err := s.Serve(context.Background(), turn, &captureOutput{}); err != nil {
+				t.Fatal(err)
+			}
+			m, _ := s.d.Catalog.Lookup("gpt-5-mini")
+			cost := Pricer{Catalog: s.d.Catalog}.CostMicros(dispatch.Target{Model: "gpt-5-mini", Provider: "openai", Upstream: m.Bindings[0].Upstream}, llm.Usage{Input: 3, Output: 2})
+			want := (cost*tt.feeBP + credits.BasisPoints - 1) / credits.BasisPoints
+			if cost <= 0 || len(fc.fees) != 1 || fc.fees[0] != want || len(fc.reserved) != 0 || len(fc.settled) != 0 {
+				t.Fatalf("fees %v reserved %v settled %v, want one fee of %d (cost %d at %d bp) and no hold", fc.fees, fc.reserved, fc.settled, want, cost, tt.feeBP)
+			}
+		})
+	}
+}

@@ -44,6 +44,7 @@ func turnMeta(p *pass) dispatch.Meta {
 		OperationID:    p.t.RequestID + "/0",
 		Provenance:     p.res.provenance,
 		IdempotencyKey: p.t.Header.Get("Idempotency-Key"),
+		OrgConcurrency: p.t.Caller.Limits.MaxConcurrency,
 	}
 }
 

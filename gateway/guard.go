@@ -5,11 +5,15 @@ import (
 	"time"
 )
 
-// Limits are the caller key's rate limits and budgets (0: none).
+// Limits are the caller key's rate limits and budgets, and its
+// organisation's cap on requests in flight per replica (0: none; the
+// cap's 0 is the operator's default). The Authenticator resolves them:
+// what the key or organisation set, else its plan's defaults.
 type Limits struct {
 	RPM, TPM                               int
 	DailyBudgetMicros, MonthlyBudgetMicros int64
 	SoftBudgets                            bool // the budgets alert, never refuse
+	MaxConcurrency                         int
 }
 
 // Guard admits turns against rate limits and budgets, and settles them

@@ -34,9 +34,13 @@ func (c Caller) HasScope(scope string) bool {
 	return false
 }
 
-// Authenticator resolves a presented rk_ key. Any failure (unknown,
-// malformed, revoked, expired) returns an error wrapping ErrUnauthorized and
-// nothing else, so callers answer with one opaque 401.
+// Authenticator resolves a presented rk_ key and the limits its turns run
+// under (Caller.Limits: the key's and organisation's own, else the plan's
+// defaults, read per request). Any key failure (unknown, malformed,
+// revoked, expired) returns an error wrapping ErrUnauthorized and nothing
+// else, so callers answer with one opaque 401; a store that cannot be read
+// for the limits returns its own error (credits.ErrUnavailable or
+// billing.ErrBudgetUnavailable: 503), never unlimited limits.
 type Authenticator interface {
 	Authenticate(ctx context.Context, presented string) (Caller, error)
 }

@@ -10,19 +10,25 @@ import (
 
 // planView is a plan as the API shows it.
 type planView struct {
-	ID                    string    `json:"id"`
-	Name                  string    `json:"name"`
-	Providers             []string  `json:"providers"`
-	Models                []string  `json:"models"`
-	MultiplierBP          int64     `json:"multiplier_bp"`
-	IncludedMonthlyMicros int64     `json:"included_monthly_micros"`
-	BYOKFeeBP             int64     `json:"byok_fee_bp"`
+	ID                    string   `json:"id"`
+	Name                  string   `json:"name"`
+	Providers             []string `json:"providers"`
+	Models                []string `json:"models"`
+	MultiplierBP          int64    `json:"multiplier_bp"`
+	IncludedMonthlyMicros int64    `json:"included_monthly_micros"`
+	BYOKFeeBP             int64    `json:"byok_fee_bp"`
+	// The plan's defaults where a key (RPM, TPM) or organisation
+	// (concurrency) sets none of its own; 0 is no default.
+	DefaultRPM            int       `json:"default_rpm"`
+	DefaultTPM            int       `json:"default_tpm"`
+	DefaultMaxConcurrency int       `json:"default_max_concurrency"`
 	UpdatedAt             time.Time `json:"updated_at"`
 }
 
 func viewPlan(p *credits.Plan) planView {
 	v := planView{ID: p.ID, Name: p.Name, Providers: p.Providers, Models: p.Models, MultiplierBP: p.MultiplierBP,
-		IncludedMonthlyMicros: p.IncludedMonthlyMicros, BYOKFeeBP: p.BYOKFeeBP, UpdatedAt: p.UpdatedAt}
+		IncludedMonthlyMicros: p.IncludedMonthlyMicros, BYOKFeeBP: p.BYOKFeeBP, UpdatedAt: p.UpdatedAt,
+		DefaultRPM: p.Defaults.RPM, DefaultTPM: p.Defaults.TPM, DefaultMaxConcurrency: p.Defaults.MaxConcurrency}
 	if v.Providers == nil {
 		v.Providers = []string{}
 	}
@@ -51,6 +57,9 @@ type planRequest struct {
 	MultiplierBP          int64    `json:"multiplier_bp"`
 	IncludedMonthlyMicros int64    `json:"included_monthly_micros"`
 	BYOKFeeBP             int64    `json:"byok_fee_bp"`
+	DefaultRPM            int      `json:"default_rpm"`
+	DefaultTPM            int      `json:"default_tpm"`
+	DefaultMaxConcurrency int      `json:"default_max_concurrency"`
 }
 
 // opSavePlan handles POST /api/v1/operator/plans (create) and PUT
@@ -63,7 +72,8 @@ func (a *API) opSavePlan(c *fiber.Ctx) error {
 	}
 	p, err := a.d.Billing.Credits.SavePlan(c.UserContext(), credits.PlanInput{ID: param(c, "id"), Name: req.Name,
 		Providers: req.Providers, Models: req.Models, MultiplierBP: req.MultiplierBP,
-		IncludedMonthlyMicros: req.IncludedMonthlyMicros, BYOKFeeBP: req.BYOKFeeBP}, a.d.Billing.KnownProvider)
+		IncludedMonthlyMicros: req.IncludedMonthlyMicros, BYOKFeeBP: req.BYOKFeeBP,
+		Defaults: credits.Limits{RPM: req.DefaultRPM, TPM: req.DefaultTPM, MaxConcurrency: req.DefaultMaxConcurrency}}, a.d.Billing.KnownProvider)
 	if err != nil {
 		return a.fail(c, err)
 	}

@@ -119,13 +119,25 @@ func TestConsoleOperatorPage(t *testing.T) {
 	if page.status != 200 || page.tid("nav-operator").AttrOr("class", "") != "active" || page.tid("operator-plan-form").Length() != 1 {
 		t.Fatalf("operator page: %d %s", page.status, page.body)
 	}
-	made := op.post("/operator/plans", url.Values{"name": {"starter"}, "providers": {"openai"}, "multiplier": {"1.25"}, "included": {"2"}}, htmx)
+	made := op.post("/operator/plans", url.Values{"name": {"starter"}, "providers": {"openai"}, "multiplier": {"1.25"}, "included": {"2"},
+		"default_rpm": {"60"}, "default_tpm": {""}, "default_max_concurrency": {"4"}}, htmx)
 	if made.status != 200 || made.text("operator-notice") == "" || made.isFullPage() {
 		t.Fatalf("create plan: %d %s", made.status, made.body)
 	}
 	plans, _ := f.credits.Plans(ctx)
-	if len(plans) != 1 || plans[0].MultiplierBP != 12500 || plans[0].IncludedMonthlyMicros != 2_000_000 {
+	if len(plans) != 1 || plans[0].MultiplierBP != 12500 || plans[0].IncludedMonthlyMicros != 2_000_000 ||
+		plans[0].Defaults != (credits.Limits{RPM: 60, MaxConcurrency: 4}) {
 		t.Fatalf("plans %+v", plans)
+	}
+	if got := made.text("operator-plan-defaults-" + plans[0].ID); got != "60 rpm, 4 in flight" {
+		t.Errorf("plan defaults shown as %q", got)
+	}
+	for _, bad := range []url.Values{{"default_rpm": {"many"}}, {"default_max_concurrency": {"-1"}}} {
+		bad.Set("name", "bad-defaults")
+		bad.Set("multiplier", "1")
+		if p := op.post("/operator/plans", bad, htmx); p.status != 422 || p.text("operator-error") == "" {
+			t.Errorf("plan defaults %v: %d %s", bad, p.status, p.body)
+		}
 	}
 	if p := op.post("/operator/plans", url.Values{"name": {"bad"}, "providers": {"openai"}, "multiplier": {"0"}}, htmx); p.status != 422 || p.text("operator-error") == "" {
 		t.Errorf("invalid plan: %d %s", p.status, p.body)

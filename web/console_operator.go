@@ -55,7 +55,8 @@ func (c *Console) operatorContent(ctx *fiber.Ctx, csrf string) (opview.ContentPr
 	for _, pl := range plans {
 		p.Plans = append(p.Plans, opview.Plan{ID: pl.ID, Name: pl.Name, Providers: strings.Join(pl.Providers, ", "),
 			Models: strings.Join(pl.Models, ", "), Multiplier: basisPoints(pl.MultiplierBP, true),
-			Included: components.USD(pl.IncludedMonthlyMicros), BYOKFee: basisPoints(pl.BYOKFeeBP, false)})
+			Included: components.USD(pl.IncludedMonthlyMicros), BYOKFee: basisPoints(pl.BYOKFeeBP, false),
+			Defaults: planDefaults(pl.Defaults)})
 	}
 	creds, err := c.d.Credentials.List(uctx, platformActor(ctx))
 	if err != nil {
@@ -176,8 +177,39 @@ func (c *Console) operatorCreatePlan(ctx *fiber.Ctx) error {
 		}
 		in.BYOKFeeBP = int64(math.Round(fee * 100))
 	}
+	for _, f := range []struct {
+		field string
+		to    *int
+	}{{"default_rpm", &in.Defaults.RPM}, {"default_tpm", &in.Defaults.TPM}, {"default_max_concurrency", &in.Defaults.MaxConcurrency}} {
+		v := strings.TrimSpace(formValue(ctx, f.field))
+		if v == "" {
+			continue
+		}
+		n, ierr := strconv.Atoi(v)
+		if ierr != nil {
+			return c.operatorAnswer(ctx, "", &credits.FieldError{Field: f.field, Message: "must be a whole number, 0 (no default) or more"}, nil)
+		}
+		*f.to = n // SavePlan bounds it
+	}
 	_, err = c.d.Billing.Credits.SavePlan(ctx.UserContext(), in, c.d.Billing.KnownProvider)
 	return c.operatorAnswer(ctx, "Plan "+in.Name+" created.", err, nil)
+}
+
+// planDefaults shows a plan's default limits ("none" without any).
+func planDefaults(l credits.Limits) string {
+	var parts []string
+	for _, d := range []struct {
+		n    int
+		unit string
+	}{{l.RPM, " rpm"}, {l.TPM, " tpm"}, {l.MaxConcurrency, " in flight"}} {
+		if d.n > 0 {
+			parts = append(parts, strconv.Itoa(d.n)+d.unit)
+		}
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
 }
 
 // operatorAddCredential handles POST /operator/credentials (the secret is

@@ -20,6 +20,9 @@ type planRow struct {
 	MultiplierBP          int64     `gorm:"column:multiplier_bp"`
 	IncludedMonthlyMicros int64     `gorm:"column:included_monthly_micros"`
 	BYOKFeeBP             int64     `gorm:"column:byok_fee_bp"`
+	DefaultRPM            int       `gorm:"column:default_rpm"`
+	DefaultTPM            int       `gorm:"column:default_tpm"`
+	DefaultConcurrency    int       `gorm:"column:default_max_concurrency"`
 	CreatedAt             time.Time `gorm:"column:created_at;autoCreateTime:false"`
 	UpdatedAt             time.Time `gorm:"column:updated_at;autoUpdateTime:false"`
 }
@@ -36,6 +39,7 @@ func splitList(s string) []string {
 func (r *planRow) plan() *credits.Plan {
 	return &credits.Plan{ID: r.ID, Name: r.Name, Providers: splitList(r.Providers), Models: splitList(r.Models),
 		MultiplierBP: r.MultiplierBP, IncludedMonthlyMicros: r.IncludedMonthlyMicros, BYOKFeeBP: r.BYOKFeeBP,
+		Defaults:  credits.Limits{RPM: r.DefaultRPM, TPM: r.DefaultTPM, MaxConcurrency: r.DefaultConcurrency},
 		CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC()}
 }
 
@@ -43,10 +47,12 @@ func (r *planRow) plan() *credits.Plan {
 func (s *Store) SavePlan(ctx context.Context, p *credits.Plan) error {
 	row := planRow{ID: p.ID, Name: p.Name, Providers: strings.Join(p.Providers, ","), Models: strings.Join(p.Models, ","),
 		MultiplierBP: p.MultiplierBP, IncludedMonthlyMicros: p.IncludedMonthlyMicros, BYOKFeeBP: p.BYOKFeeBP,
+		DefaultRPM: p.Defaults.RPM, DefaultTPM: p.Defaults.TPM, DefaultConcurrency: p.Defaults.MaxConcurrency,
 		CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}
 	err := s.conn(ctx).Clauses(clause.OnConflict{
-		Columns:   []clause.Column{{Name: "id"}},
-		DoUpdates: clause.AssignmentColumns([]string{"name", "providers", "models", "multiplier_bp", "included_monthly_micros", "byok_fee_bp", "updated_at"}),
+		Columns: []clause.Column{{Name: "id"}},
+		DoUpdates: clause.AssignmentColumns([]string{"name", "providers", "models", "multiplier_bp", "included_monthly_micros", "byok_fee_bp",
+			"default_rpm", "default_tpm", "default_max_concurrency", "updated_at"}),
 	}).Create(&row).Error
 	return mapErr("save plan", err)
 }

@@ -164,6 +164,66 @@ func TestConcurrentReservationsNeverOverdraw(t *testing.T) {
 	})
 }
 
+// TestBYOKFeeDebit: a BYOK fee is one debit of its amount per request
+// (a second charge for the same request adds nothing); a zero fee (a plan
+// without one) debits nothing.
+func TestBYOKFeeDebit(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, d testdb.DB) {
+		ctx := context.Background()
+		addOrg(t, d.DB, "org_a")
+		svc := credits.NewService(sqlstore.New(d.DB), credits.Config{})
+		plan := &credits.Plan{BYOKFeeBP: 250}
+		fee := plan.Fee(1_000_001) // 2.5% of $1.000001, rounded up: 25001
+		for range 2 {
+			if err := svc.ChargeFee(ctx, "org_a", "req-1", credits.Use{Micros: fee, Model: "gpt-5-mini", KeyID: "key_1"}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := svc.ChargeFee(ctx, "org_a", "req-2", credits.Use{Micros: (&credits.Plan{}).Fee(1_000_001), Model: "gpt-5-mini"}); err != nil {
+			t.Fatal(err)
+		}
+		es, err := svc.Entries(ctx, "org_a", credits.EntryQuery{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fee != 25001 || len(es) != 1 || es[0].Kind != credits.KindDebit || es[0].AmountMicros != -fee || es[0].RequestID != "req-1" || es[0].KeyID != "key_1" {
+			t.Fatalf("fee %d, entries %+v: want one debit of -25001 for req-1", fee, es)
+		}
+		if a, _ := svc.Account(ctx, "org_a"); a.BalanceMicros != -fee {
+			t.Fatalf("balance %d, want %d", a.BalanceMicros, -fee)
+		}
+	})
+}
+
+// TestPlanDefaultsStored: a plan's default limits survive the store and a
+// replace, read by another replica as the organisation's plan.
+func TestPlanDefaultsStored(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, d testdb.DB) {
+		ctx := context.Background()
+		addOrg(t, d.DB, "org_a")
+		a, b := credits.NewService(sqlstore.New(d.DB), credits.Config{}), credits.NewService(sqlstore.New(d.Reopen(t)), credits.Config{})
+		known := func(string) bool { return true }
+		in := credits.PlanInput{Name: "team", MultiplierBP: 10000, Defaults: credits.Limits{RPM: 60, TPM: 9000, MaxConcurrency: 3}}
+		p, err := a.SavePlan(ctx, in, known)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := a.AssignPlan(ctx, "org_a", p.ID); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := b.OrgPlan(ctx, "org_a"); err != nil || got.Defaults != in.Defaults {
+			t.Fatalf("org plan defaults %+v err %v, want %+v", got, err, in.Defaults)
+		}
+		in.ID, in.Defaults = p.ID, credits.Limits{RPM: 1}
+		if _, err := b.SavePlan(ctx, in, known); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := a.OrgPlan(ctx, "org_a"); err != nil || got.Defaults != in.Defaults {
+			t.Fatalf("replaced plan defaults %+v err %v, want %+v", got, err, in.Defaults)
+		}
+	})
+}
+
 // TestIncludedMonthlyCredit: a plan's included credit is granted once per
 // UTC month, however many replicas read the plan, and again next month.
 func TestIncludedMonthlyCredit(t *testing.T) {

@@ -261,3 +261,18 @@ func TestUnauthorizedIsOpaque(t *testing.T) {
 		})
 	}
 }
+
+// TestLimitsUnreadableFailsClosed: a good key whose limits (its plan's
+// defaults) cannot be read gets 503 billing.unavailable on every endpoint,
+// not a 401 and not an unlimited turn; nothing reaches the upstream.
+func TestLimitsUnreadableFailsClosed(t *testing.T) {
+	s := newServer(t, badLimit, &executor{t: t})
+	for _, e := range endpoints {
+		t.Run(e.name, func(t *testing.T) {
+			got := s.do(t, post(e, e.path(validModel, false), e.body(validModel, false), limitsDownKey))
+			if got.status != 503 || got.header.Get("x-heddle-error") != "billing.unavailable" {
+				t.Fatalf("status %d code %q (body %s), want 503 billing.unavailable", got.status, got.header.Get("x-heddle-error"), got.body)
+			}
+		})
+	}
+}

@@ -150,12 +150,19 @@ func retrySeconds(d time.Duration) int {
 	return max(1, int(math.Ceil(d.Seconds())))
 }
 
-// authError is what a caller whose key Authenticate refused is told: that a
-// suspended key is suspended, and for anything else (unknown, revoked,
-// expired, or a store failure: fail closed) only that it is unauthorized.
+// authError is what a caller whose Authenticate failed is told: that a
+// suspended key is suspended; for any other key problem (unknown, revoked,
+// expired, or the key store failing: fail closed) only that it is
+// unauthorized; and when the key was good but its limits could not be
+// resolved (plan or budget settings unreadable), the store's error (503).
 func authError(err error) error {
-	if errors.Is(err, tenancy.ErrKeySuspended) {
+	switch {
+	case errors.Is(err, tenancy.ErrKeySuspended):
 		return err
+	case errors.Is(err, gateway.ErrUnauthorized):
+		return gateway.ErrUnauthorized
 	}
-	return gateway.ErrUnauthorized
+	// A good key whose plan or budget settings cannot be read: fail closed
+	// with the store's error (503), never as a bad key.
+	return err
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/heddle-gw/heddle/analytics"
 	"github.com/heddle-gw/heddle/catalog"
+	"github.com/heddle-gw/heddle/credits"
 	"github.com/heddle-gw/heddle/dispatch"
 	"github.com/heddle-gw/heddle/gateway"
 	"github.com/heddle-gw/heddle/gateway/httpapi"
@@ -29,10 +30,17 @@ import (
 // testKey is the one rk_ key the static authenticator accepts.
 const testKey = "rk_testKeyForBadInput0123456789abcdef"
 
+// limitsDownKey is a good key whose limits cannot be read (the plan store
+// is down).
+const limitsDownKey = "rk_limitsDownKeyForTests0123456789abc"
+
 // staticAuth accepts testKey only, with the inference scope.
 type staticAuth struct{}
 
 func (staticAuth) Authenticate(_ context.Context, presented string) (gateway.Caller, error) {
+	if presented == limitsDownKey {
+		return gateway.Caller{}, fmt.Errorf("test auth: plan defaults: %w", credits.ErrUnavailable)
+	}
 	if presented != testKey {
 		return gateway.Caller{}, fmt.Errorf("test auth: unknown key: %w", gateway.ErrUnauthorized)
 	}

@@ -29,9 +29,10 @@ type Org struct {
 	ID, Name, PlanID, PlanName, Balance, Reserved, Spent, LastActivity string
 }
 
-// Plan is one plan's row.
+// Plan is one plan's row; Defaults are its default limits ("60 rpm, 4 in
+// flight", or "none").
 type Plan struct {
-	ID, Name, Providers, Models, Multiplier, Included, BYOKFee string
+	ID, Name, Providers, Models, Multiplier, Included, BYOKFee, Defaults string
 }
 
 // Credential is one platform credential (provider, label, last four).
