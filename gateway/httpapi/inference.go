@@ -138,7 +138,7 @@ func (h *Handler) serveTurn(c *fiber.Ctx, f llm.Format, pathModel string, pathSt
 func (h *Handler) serveInline(ctx context.Context, cancel context.CancelFunc, c *fiber.Ctx, f llm.Format, t *gateway.Turn) error {
 	defer cancel()
 	o := &inlineOutput{}
-	err := serveRecovered(ctx, h.d.Service, t, o)
+	err := serveRecovered(ctx, h.d.Service.Serve, t, o)
 	if !o.committed {
 		e := classify(err)
 		h.d.Observe(f, e.Status, e.Code, gateway.Served{})

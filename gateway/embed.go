@@ -1,0 +1,121 @@
+package gateway
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/heddle-gw/heddle/catalog"
+	"github.com/heddle-gw/heddle/dispatch"
+	"github.com/heddle-gw/heddle/llm"
+)
+
+// RouteEmbeddings is the route kind of an embeddings request's record.
+const RouteEmbeddings = "embeddings"
+
+// Embed serves an embeddings request (t.Body in t.Format, which must have
+// an llm.EmbeddingCodec) through the embeddings pipeline built by New:
+// scope, admit (with a Guard), embed; then account, settle (with a Guard)
+// and record, as for a turn. Errors are as Serve's before Commit.
+func (s *Service) Embed(ctx context.Context, t *Turn, out Output) error {
+	p := newPass(t, out)
+	var err error
+	for _, st := range s.embedIn {
+		if err = st.run(ctx, p); err != nil {
+			break
+		}
+	}
+	for _, f := range s.embedEnd {
+		f.finish(p, err)
+	}
+	return err
+}
+
+// embedStage validates the request, resolves the embedding model (its
+// organisation's allow and deny lists apply), and sends the caller's body
+// over the model's bindings through the Executor, with retries and
+// failover as for a turn. It fills p.res (baseline: the model itself, so an
+// embedding saves nothing) and p.result for the account stage.
+type embedStage struct {
+	codecs   Codecs
+	catalog  *catalog.Catalog
+	routers  RouterSource
+	executor Executor
+	attempts int
+}
+
+func (s embedStage) run(ctx context.Context, p *pass) error {
+	t := p.t
+	ec, ok := s.codecs[t.Format].(llm.EmbeddingCodec)
+	if !ok {
+		return fmt.Errorf("%w: format %s has no embeddings", ErrConfig, t.Format)
+	}
+	er, err := ec.DecodeEmbeddingRequest(t.Body)
+	if err != nil {
+		return err
+	}
+	p.rec.RequestedModel = clip(er.Model)
+	org := routingFor(ctx, s.routers, t.Caller.OrgID)
+	if org.unknown {
+		return org.err // the allow and deny lists could not be read
+	}
+	requested := er.Model
+	if target, ok := org.settings.ResolveAlias(requested); ok {
+		requested = target
+	}
+	m, err := s.catalog.Embedding(requested)
+	if err != nil {
+		return &FieldError{Field: "model", Err: fmt.Errorf("%w: %q is not an embedding model", ErrUnknownModel, er.Model)}
+	}
+	if !allowed(m.ID, org.settings) {
+		return &FieldError{Field: "model", Err: fmt.Errorf("%w: %q", ErrModelNotAllowed, m.ID)}
+	}
+	plan, err := s.plan(m, t.Format)
+	if err != nil {
+		return err
+	}
+	p.res = &resolution{
+		model: catalog.Model{ID: m.ID, Family: m.Family}, baseline: catalog.Model{ID: m.ID, Price: m.Price},
+		route: RouteEmbeddings, plan: plan,
+		provenance: dispatch.Provenance{Purpose: dispatch.PurposeMain, PolicyID: RouteEmbeddings},
+	}
+	p.rec.RouteKind, p.rec.Decision = RouteEmbeddings, RouteEmbeddings+":"+m.ID
+	meta := dispatch.Meta{
+		OrgID: t.Caller.OrgID, KeyID: t.Caller.KeyID, RequestID: t.RequestID, OperationID: t.RequestID + "/0",
+		Provenance: p.res.provenance, IdempotencyKey: t.Header.Get("Idempotency-Key"),
+	}
+	res, err := s.executor.Run(ctx, meta, plan, &dispatch.Operation{
+		Purpose: dispatch.PurposeMain, Inbound: t.Format, RawBody: t.Body, Endpoint: dispatch.EndpointEmbeddings,
+	}, nil)
+	p.result = res
+	if err != nil {
+		return fmt.Errorf("gateway: embeddings: %w", err)
+	}
+	if res.RawBody == nil {
+		return fmt.Errorf("gateway: embeddings: %w", dispatch.ErrBadOperation)
+	}
+	p.body = res.RawBody
+	p.out.Commit(Served{
+		RequestID: t.RequestID, Model: res.Served.Model, Provider: res.Served.Provider,
+		Route: RouteExplicit, Fallback: res.FallbackUsed,
+	})
+	return p.out.Write(res.RawBody)
+}
+
+// plan lists m's bindings whose provider speaks the caller's format (the
+// body is forwarded, never translated).
+func (s embedStage) plan(m catalog.EmbeddingModel, f llm.Format) (dispatch.Plan, error) {
+	plan := dispatch.Plan{MaxAttempts: s.attempts}
+	for _, b := range m.Bindings {
+		pr, err := s.catalog.Provider(b.Provider)
+		if err != nil || pr.Format != f {
+			continue
+		}
+		plan.Targets = append(plan.Targets, dispatch.Target{
+			Model: m.ID, Provider: pr.Name, Upstream: b.Upstream, Format: pr.Format, BaseURL: pr.BaseURL,
+		})
+	}
+	if len(plan.Targets) == 0 {
+		return plan, fmt.Errorf("%w: %s for %s", ErrNoBinding, m.ID, f)
+	}
+	return plan, nil
+}
