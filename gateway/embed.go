@@ -64,7 +64,7 @@ func (s embedStage) run(ctx context.Context, p *pass) error {
 	}
 	m, err := s.catalog.Embedding(requested)
 	if err != nil {
-		return &FieldError{Field: "model", Err: fmt.Errorf("%w: %q is not an embedding model", ErrUnknownModel, er.Model)}
+		return &FieldError{Field: "model", Err: fmt.Errorf("%w: %q as an embedding model", ErrUnknownModel, er.Model)}
 	}
 	if !allowed(m.ID, org.settings) {
 		return &FieldError{Field: "model", Err: fmt.Errorf("%w: %q", ErrModelNotAllowed, m.ID)}
