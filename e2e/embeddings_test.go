@@ -4,11 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/openai/openai-go/v3"
 	oaoption "github.com/openai/openai-go/v3/option"
+	"google.golang.org/genai"
 
 	"github.com/heddle-gw/heddle/dispatch/dispatchtest"
 	"github.com/heddle-gw/heddle/internal/testwait"
@@ -159,4 +162,79 @@ func TestEmbeddingsSDK(t *testing.T) {
 		}
 		return false
 	})
+}
+
+// TestEmbeddingsGemini: the official Google GenAI SDK's EmbedContent (which
+// calls :batchEmbedContents) and a plain :embedContent reach
+// gemini-embedding-001 through Gemini's OpenAI-compatible endpoint with the
+// organisation's google credential; the answers come back in Gemini's
+// shape, and the records carry the tokens and the cost ($0.15 per million).
+func TestEmbeddingsGemini(t *testing.T) {
+	in := startHeddle(t, nil)
+	up := dispatchtest.NewUpstream(t)
+	tn := signUp(t, in.URL, "gemini-embeddings@example.com", "google", fakeSecret, up.URL)
+	const model = "gemini-embedding-001"
+	up.Script(model, dispatchtest.Step{InputTokens: 200_000}, dispatchtest.Step{InputTokens: 200_000})
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	client, err := genai.NewClient(ctx, &genai.ClientConfig{APIKey: tn.Key, Backend: genai.BackendGeminiAPI,
+		HTTPOptions: genai.HTTPOptions{BaseURL: in.URL}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dims := int32(4)
+	res, err := client.Models.EmbedContent(ctx, model,
+		[]*genai.Content{genai.NewContentFromText("first", genai.RoleUser), genai.NewContentFromText("second", genai.RoleUser)},
+		&genai.EmbedContentConfig{OutputDimensionality: &dims})
+	if err != nil {
+		t.Fatalf("EmbedContent through the GenAI SDK: %v\nlogs:\n%s", err, in.logs.String())
+	}
+	if len(res.Embeddings) != 2 || len(res.Embeddings[0].Values) != 4 || res.Embeddings[0].Values[0] != 0.5 || res.Embeddings[1].Values[0] != 1 {
+		t.Fatalf("SDK parsed %+v", res.Embeddings)
+	}
+	single := `{"content":{"parts":[{"text":"one"},{"text":"two"}]}}`
+	req, _ := http.NewRequest("POST", in.URL+"/v1beta/models/"+model+":embedContent", strings.NewReader(single))
+	req.Header.Set("x-goog-api-key", tn.Key)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var one struct {
+		Embedding struct {
+			Values []float64 `json:"values"`
+		} `json:"embedding"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&one); err != nil || resp.StatusCode != 200 || len(one.Embedding.Values) != 8 ||
+		resp.Header.Get("x-heddle-provider") != "google-openai" {
+		t.Fatalf(":embedContent: %d %v %+v provider %q", resp.StatusCode, err, one, resp.Header.Get("x-heddle-provider"))
+	}
+
+	reqs := up.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("the upstream got %d requests, want 2", len(reqs))
+	}
+	want := []string{`{"model":"gemini-embedding-001","input":["first","second"],"dimensions":4,"encoding_format":"float"}`,
+		`{"model":"gemini-embedding-001","input":["one\ntwo"],"encoding_format":"float"}`}
+	for i, r := range reqs {
+		if r.Path != "/embeddings" || r.Header.Get("Authorization") != "Bearer "+fakeSecret || string(r.Body) != want[i] {
+			t.Errorf("upstream request %d: %s %s", i, r.Path, r.Body)
+		}
+	}
+	var page struct {
+		Requests []embeddingRow `json:"requests"`
+	}
+	testwait.Until(t, 10*time.Second, "two request records", func() bool {
+		page.Requests = nil
+		tn.api.do("GET", "/api/v1/requests?limit=20", nil, 200, &page)
+		return len(page.Requests) == 2
+	})
+	for _, r := range page.Requests {
+		if r.Status != 200 || r.RouteKind != "embeddings" || r.ServedModel != model || r.Provider != "google-openai" ||
+			r.InputTokens != 200_000 || r.CostMicros != 30_000 {
+			t.Errorf("record %+v", r)
+		}
+	}
+	out, _ := json.Marshal(page.Requests)
+	t.Logf("GET /api/v1/requests (Gemini embeddings): %s", out)
 }

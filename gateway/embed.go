@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/heddle-gw/heddle/catalog"
 	"github.com/heddle-gw/heddle/dispatch"
@@ -12,8 +13,8 @@ import (
 // RouteEmbeddings is the route kind of an embeddings request's record.
 const RouteEmbeddings = "embeddings"
 
-// Embed serves an embeddings request (t.Body in t.Format, which must have
-// an llm.EmbeddingCodec) through the embeddings pipeline built by New:
+// Embed serves an embeddings request (t.Body in t.Format: OpenAI's, or
+// Gemini's embedContent or batchEmbedContents with t.PathModel) through the embeddings pipeline built by New:
 // scope, admit (with a Guard), embed; then account, settle (with a Guard)
 // and record, as for a turn. Errors are as Serve's before Commit.
 func (s *Service) Embed(ctx context.Context, t *Turn, out Output) error {
@@ -45,13 +46,16 @@ type embedStage struct {
 
 func (s embedStage) run(ctx context.Context, p *pass) error {
 	t := p.t
-	ec, ok := s.codecs[t.Format].(llm.EmbeddingCodec)
+	dec, ok := s.codecs[t.Format].(llm.EmbeddingRequestDecoder)
 	if !ok {
 		return fmt.Errorf("%w: format %s has no embeddings", ErrConfig, t.Format)
 	}
-	er, err := ec.DecodeEmbeddingRequest(t.Body)
+	er, err := dec.DecodeEmbeddingRequest(t.Body)
 	if err != nil {
 		return err
+	}
+	if t.PathModel != "" {
+		er.Model = strings.TrimPrefix(t.PathModel, "models/")
 	}
 	p.rec.RequestedModel = clip(er.Model)
 	org := routingFor(ctx, s.routers, t.Caller.OrgID)
@@ -69,7 +73,11 @@ func (s embedStage) run(ctx context.Context, p *pass) error {
 	if !allowed(m.ID, org.settings) {
 		return &FieldError{Field: "model", Err: fmt.Errorf("%w: %q", ErrModelNotAllowed, m.ID)}
 	}
-	plan, err := s.plan(m, t.Format)
+	wire, err := s.wire(t, er, m)
+	if err != nil {
+		return err
+	}
+	plan, err := s.plan(m, wire.format)
 	if err != nil {
 		return err
 	}
@@ -84,7 +92,7 @@ func (s embedStage) run(ctx context.Context, p *pass) error {
 		Provenance: p.res.provenance, IdempotencyKey: t.Header.Get("Idempotency-Key"),
 	}
 	res, err := s.executor.Run(ctx, meta, plan, &dispatch.Operation{
-		Purpose: dispatch.PurposeMain, Inbound: t.Format, RawBody: t.Body, Endpoint: dispatch.EndpointEmbeddings,
+		Purpose: dispatch.PurposeMain, Inbound: wire.format, RawBody: wire.body, Endpoint: dispatch.EndpointEmbeddings,
 	}, nil)
 	p.result = res
 	if err != nil {
@@ -93,16 +101,60 @@ func (s embedStage) run(ctx context.Context, p *pass) error {
 	if res.RawBody == nil {
 		return fmt.Errorf("gateway: embeddings: %w", dispatch.ErrBadOperation)
 	}
-	p.body = res.RawBody
+	answer, err := wire.answer(res.RawBody, er.Batch)
+	if err != nil {
+		return fmt.Errorf("gateway: embeddings: %w", err)
+	}
+	p.body = answer
 	p.out.Commit(Served{
 		RequestID: t.RequestID, Model: res.Served.Model, Provider: res.Served.Provider,
 		Route: RouteExplicit, Fallback: res.FallbackUsed,
 	})
-	return p.out.Write(res.RawBody)
+	return p.out.Write(answer)
 }
 
-// plan lists m's bindings whose provider speaks the caller's format (the
-// body is forwarded, never translated).
+// embedWire is how an embeddings request goes upstream: the caller's body
+// in the caller's format when upstreams speak it (OpenAI's), else
+// re-encoded in OpenAI's format, whose answer is re-encoded for the caller.
+type embedWire struct {
+	format llm.Format
+	body   []byte
+	up     llm.EmbeddingCodec   // set when re-encoded
+	enc    llm.EmbeddingEncoder // the caller's encoder when re-encoded
+}
+
+func (s embedStage) wire(t *Turn, er *llm.EmbeddingRequest, m catalog.EmbeddingModel) (embedWire, error) {
+	if _, same := s.codecs[t.Format].(llm.EmbeddingCodec); same {
+		return embedWire{format: t.Format, body: t.Body}, nil
+	}
+	up, ok := s.codecs[llm.FormatChat].(llm.EmbeddingCodec)
+	enc, encodes := s.codecs[t.Format].(llm.EmbeddingEncoder)
+	if !ok || !encodes {
+		return embedWire{}, fmt.Errorf("%w: no embeddings codec for %s", ErrConfig, t.Format)
+	}
+	req := *er
+	req.Model = m.ID // replaced by each target's upstream id
+	body, err := up.EncodeEmbeddingRequest(&req)
+	if err != nil {
+		return embedWire{}, err
+	}
+	return embedWire{format: llm.FormatChat, body: body, up: up, enc: enc}, nil
+}
+
+// answer is the upstream's answer in the caller's format.
+func (w embedWire) answer(raw []byte, batch bool) ([]byte, error) {
+	if w.enc == nil {
+		return raw, nil
+	}
+	e, err := w.up.DecodeEmbeddings(raw)
+	if err != nil {
+		return nil, err
+	}
+	e.Batch = batch
+	return w.enc.EncodeEmbeddings(e)
+}
+
+// plan lists m's bindings whose provider speaks format f.
 func (s embedStage) plan(m catalog.EmbeddingModel, f llm.Format) (dispatch.Plan, error) {
 	plan := dispatch.Plan{MaxAttempts: s.attempts}
 	for _, b := range m.Bindings {

@@ -12,18 +12,20 @@ import (
 	"github.com/heddle-gw/heddle/llm"
 )
 
-// embeddings answers OpenAI's POST /v1/embeddings through the service's
-// embeddings pipeline, inline (an embeddings answer never streams), with
-// errors in OpenAI's shape.
-func (h *Handler) embeddings(c *fiber.Ctx) error {
-	f := llm.FormatChat
+// embeddings answers OpenAI's POST /v1/embeddings.
+func (h *Handler) embeddings(c *fiber.Ctx) error { return h.embed(c, llm.FormatChat, "") }
+
+// embed answers an embeddings request in format f (Gemini's names its
+// model in the URL) through the service's embeddings pipeline, inline (an
+// embeddings answer never streams), with errors in f's shape.
+func (h *Handler) embed(c *fiber.Ctx, f llm.Format, pathModel string) error {
 	caller, err := h.d.Auth.Authenticate(c.UserContext(), presentedKey(c))
 	if err != nil {
 		return h.writeError(c, f, gateway.ErrUnauthorized)
 	}
 	t := &gateway.Turn{
 		RequestID: gateway.NewRequestID(), Received: time.Now(), Format: f,
-		Body: append([]byte(nil), c.Body()...), Header: http.Header{}, Caller: caller,
+		Body: append([]byte(nil), c.Body()...), Header: http.Header{}, PathModel: strings.Clone(pathModel), Caller: caller,
 	}
 	for _, k := range forwardedHeaders {
 		if v := c.Get(k); v != "" {

@@ -38,6 +38,8 @@ func (h *Handler) gemini(c *fiber.Ctx) error {
 		return h.serveTurn(c, llm.FormatGemini, model, true)
 	case "countTokens":
 		return h.countTokens(c)
+	case "embedContent", "batchEmbedContents":
+		return h.embed(c, llm.FormatGemini, model)
 	}
 	return h.sendError(c, llm.FormatGemini, apiError{404, "request.not_found", "not_found_error", "unknown method " + method, 0})
 }

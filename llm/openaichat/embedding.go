@@ -39,7 +39,7 @@ func (*Codec) DecodeEmbeddingRequest(body []byte) (*llm.EmbeddingRequest, error)
 	if err != nil {
 		return nil, err
 	}
-	r := &llm.EmbeddingRequest{Model: model, Inputs: n, EncodingFormat: "float"}
+	r := &llm.EmbeddingRequest{Model: model, Inputs: n, Texts: embeddingTexts(w.Input), EncodingFormat: "float"}
 	if w.Dimensions != nil {
 		if *w.Dimensions <= 0 {
 			return nil, &llm.BadRequestError{Field: "dimensions", Reason: "must be a positive integer"}
@@ -92,6 +92,64 @@ func embeddingInputs(raw json.RawMessage) (int, error) {
 		return 0, &llm.BadRequestError{Field: fmt.Sprintf("input[%d]", i), Reason: "must be a non-empty string or token array"}
 	}
 	return len(items), nil
+}
+
+// embeddingTexts is a valid input's texts, nil when it holds token ids.
+func embeddingTexts(raw json.RawMessage) []string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return []string{s}
+	}
+	var texts []string
+	if json.Unmarshal(raw, &texts) == nil {
+		return texts
+	}
+	return nil
+}
+
+// EncodeEmbeddingRequest renders r's texts as a float embeddings request.
+func (*Codec) EncodeEmbeddingRequest(r *llm.EmbeddingRequest) ([]byte, error) {
+	if len(r.Texts) == 0 {
+		return nil, &llm.BadRequestError{Field: "input", Reason: "no text to embed"}
+	}
+	w := struct {
+		Model          string   `json:"model"`
+		Input          []string `json:"input"`
+		Dimensions     int      `json:"dimensions,omitempty"`
+		EncodingFormat string   `json:"encoding_format"`
+	}{Model: r.Model, Input: r.Texts, Dimensions: r.Dimensions, EncodingFormat: "float"}
+	return json.Marshal(w)
+}
+
+// DecodeEmbeddings reads a float embeddings answer, vectors in index order.
+func (c *Codec) DecodeEmbeddings(body []byte) (*llm.Embeddings, error) {
+	var w struct {
+		Model string `json:"model"`
+		Data  []struct {
+			Index     int       `json:"index"`
+			Embedding []float64 `json:"embedding"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(body, &w); err != nil {
+		return nil, fmt.Errorf("%w: embeddings answer: %w", llm.ErrMalformed, err)
+	}
+	u, err := c.EmbeddingUsage(body)
+	if err != nil {
+		return nil, err
+	}
+	e := &llm.Embeddings{Model: w.Model, Vectors: make([][]float64, len(w.Data)), Usage: u}
+	for _, d := range w.Data {
+		if d.Index < 0 || d.Index >= len(w.Data) || e.Vectors[d.Index] != nil {
+			return nil, fmt.Errorf("%w: embeddings answer: bad or repeated index %d", llm.ErrMalformed, d.Index)
+		}
+		e.Vectors[d.Index] = d.Embedding
+	}
+	for i, v := range e.Vectors {
+		if len(v) == 0 {
+			return nil, fmt.Errorf("%w: embeddings answer: no vector at index %d", llm.ErrMalformed, i)
+		}
+	}
+	return e, nil
 }
 
 // EmbeddingUsage reads usage.prompt_tokens of an embeddings answer.

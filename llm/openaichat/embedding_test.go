@@ -2,6 +2,7 @@ package openaichat
 
 import (
 	"errors"
+	"reflect"
 	"testing"
 
 	"github.com/heddle-gw/heddle/llm"
@@ -14,9 +15,9 @@ func TestDecodeEmbeddingRequest(t *testing.T) {
 		wantField  string // a *BadRequestError naming this field
 	}{
 		{name: "string", body: `{"model":"text-embedding-3-small","input":"hello"}`,
-			want: llm.EmbeddingRequest{Model: "text-embedding-3-small", Inputs: 1, EncodingFormat: "float"}},
+			want: llm.EmbeddingRequest{Model: "text-embedding-3-small", Inputs: 1, Texts: []string{"hello"}, EncodingFormat: "float"}},
 		{name: "strings, dimensions, base64", body: `{"model":"m","input":["a","b","c"],"dimensions":256,"encoding_format":"base64"}`,
-			want: llm.EmbeddingRequest{Model: "m", Inputs: 3, Dimensions: 256, EncodingFormat: "base64"}},
+			want: llm.EmbeddingRequest{Model: "m", Inputs: 3, Texts: []string{"a", "b", "c"}, Dimensions: 256, EncodingFormat: "base64"}},
 		{name: "token ids", body: `{"model":"m","input":[1,2,3]}`, want: llm.EmbeddingRequest{Model: "m", Inputs: 1, EncodingFormat: "float"}},
 		{name: "token arrays", body: `{"model":"m","input":[[1,2],[3]]}`, want: llm.EmbeddingRequest{Model: "m", Inputs: 2, EncodingFormat: "float"}},
 		{name: "no model", body: `{"input":"a"}`, wantField: "model"},
@@ -43,7 +44,7 @@ func TestDecodeEmbeddingRequest(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if *got != tt.want {
+			if !reflect.DeepEqual(*got, tt.want) {
 				t.Errorf("got %+v, want %+v", *got, tt.want)
 			}
 		})
