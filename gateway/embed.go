@@ -31,10 +31,11 @@ func (s *Service) Embed(ctx context.Context, t *Turn, out Output) error {
 	return err
 }
 
-// embedStage validates the request, resolves the embedding model (its
-// organisation's allow and deny lists apply), and sends the caller's body
+// embedStage validates the request, resolves the embedding model (the
+// organisation's aliases and allow and deny lists apply), and sends it
 // over the model's bindings through the Executor, with retries and
-// failover as for a turn. It fills p.res (baseline: the model itself, so an
+// failover as for a turn: the caller's body when it is OpenAI's, else
+// re-encoded (see embedWire). It fills p.res (baseline: the model itself, so an
 // embedding saves nothing) and p.result for the account stage.
 type embedStage struct {
 	codecs   Codecs

@@ -16,6 +16,7 @@ import (
 type embedExec struct {
 	answerExec // Buffered, which embeddings never use
 	usage      int
+	raw        string // the answer ("" for an empty list)
 	err        error
 	plan       dispatch.Plan
 	op         *dispatch.Operation
@@ -29,6 +30,9 @@ func (e *embedExec) Run(_ context.Context, m dispatch.Meta, p dispatch.Plan, op 
 		return res, e.err
 	}
 	res.RawBody = []byte(`{"object":"list","data":[]}`)
+	if e.raw != "" {
+		res.RawBody = []byte(e.raw)
+	}
 	return res, nil
 }
 
@@ -127,3 +131,30 @@ func TestEmbed(t *testing.T) {
 }
 
 var errBudget = errors.New("budget spent")
+
+// TestEmbedGemini: a Gemini embedContent is re-encoded as an OpenAI
+// request for the model named in the URL, and the OpenAI answer comes back
+// in Gemini's shape.
+func TestEmbedGemini(t *testing.T) {
+	exec := &embedExec{usage: 10, raw: `{"data":[{"index":0,"embedding":[0.25,0.5]}],"usage":{"prompt_tokens":10,"total_tokens":10}}`}
+	rows := &requestRows{}
+	s := testService(t, Config{}, Deps{Executor: exec, Recorder: rows, Routers: fakeRouters{err: routing.ErrNoBundle}})
+	out := &captureOutput{}
+	err := s.Embed(context.Background(), &Turn{RequestID: "req_g", Received: time.Now(), Format: llm.FormatGemini,
+		PathModel: "gemini-embedding-001", Body: []byte(`{"content":{"parts":[{"text":"hi"}]},"outputDimensionality":2}`),
+		Caller: Caller{OrgID: "org", Scopes: []string{"inference"}}}, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if exec.op.Inbound != llm.FormatChat ||
+		string(exec.op.RawBody) != `{"model":"gemini-embedding-001","input":["hi"],"dimensions":2,"encoding_format":"float"}` ||
+		len(exec.plan.Targets) != 1 || exec.plan.Targets[0].Provider != "google-openai" {
+		t.Errorf("operation %s inbound %s plan %+v", exec.op.RawBody, exec.op.Inbound, exec.plan)
+	}
+	if out.buf.String() != `{"embedding":{"values":[0.25,0.5]}}` || out.served.Provider != "google-openai" {
+		t.Errorf("answer %s served %+v", out.buf.String(), out.served)
+	}
+	if r := rows.rows[0]; r.Format != string(llm.FormatGemini) || r.RequestedModel != "gemini-embedding-001" || r.InputTokens != 10 {
+		t.Errorf("record %+v", r)
+	}
+}

@@ -93,3 +93,28 @@ func TestEmbeddingUsage(t *testing.T) {
 		})
 	}
 }
+
+func TestEmbeddingRoundTrip(t *testing.T) {
+	c := New()
+	body, err := c.EncodeEmbeddingRequest(&llm.EmbeddingRequest{Model: "m", Texts: []string{"a", "b"}, Dimensions: 4, EncodingFormat: "base64"})
+	if err != nil || string(body) != `{"model":"m","input":["a","b"],"dimensions":4,"encoding_format":"float"}` {
+		t.Fatalf("encoded %s (%v)", body, err)
+	}
+	if _, err := c.EncodeEmbeddingRequest(&llm.EmbeddingRequest{Model: "m", Inputs: 1}); err == nil {
+		t.Error("a token-id request was re-encoded")
+	}
+	e, err := c.DecodeEmbeddings([]byte(`{"model":"m","data":[{"index":1,"embedding":[2]},{"index":0,"embedding":[1]}],"usage":{"prompt_tokens":5,"total_tokens":5}}`))
+	if err != nil || !reflect.DeepEqual(e.Vectors, [][]float64{{1}, {2}}) || e.Usage.Input != 5 || e.Model != "m" {
+		t.Fatalf("decoded %+v (%v)", e, err)
+	}
+	for _, bad := range []string{
+		`{"data":[{"index":0,"embedding":[1]},{"index":0,"embedding":[1]}],"usage":{"prompt_tokens":1}}`,
+		`{"data":[{"index":2,"embedding":[1]}],"usage":{"prompt_tokens":1}}`,
+		`{"data":[{"index":0,"embedding":"AAAA"}],"usage":{"prompt_tokens":1}}`,
+		`{"data":[{"index":0,"embedding":[1]}]}`,
+	} {
+		if _, err := c.DecodeEmbeddings([]byte(bad)); !errors.Is(err, llm.ErrMalformed) {
+			t.Errorf("%s: %v", bad, err)
+		}
+	}
+}
