@@ -56,3 +56,26 @@ func TestEmbeddingsEndpoint(t *testing.T) {
 		t.Errorf("%d served attempt events", served)
 	}
 }
+
+// TestEmbeddingsWithoutUsage: an embeddings answer without usage cannot be
+// billed, so it fails its attempt (and is retried) instead of being served
+// free.
+func TestEmbeddingsWithoutUsage(t *testing.T) {
+	h := newHarness(t, dispatch.Config{}, "a")
+	prov := &linesProvider{bodies: []string{`{"object":"list","data":[{"index":0,"embedding":[1]}]}`,
+		`{"object":"list","data":[{"index":0,"embedding":[1]}],"usage":{"prompt_tokens":4,"total_tokens":4}}`}}
+	h.exec = dispatch.NewExecutor(dispatch.Config{FirstByteTimeout: testTimeout, StreamIdleTimeout: testTimeout, NonStreamTimeout: testTimeout},
+		dispatch.Deps{Providers: map[string]dispatch.Provider{"openai": prov}, Credentials: h.creds, Codecs: codecs(),
+			Sink: h.sink, Clock: h.clock, Pricer: pricer{}, Rand: dispatchtest.Rand(jitter)})
+	res, err := h.exec.Run(context.Background(), h.meta, h.plan("a"), embeddingsOp(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Attempts != 2 || res.Usage.Input != 4 {
+		t.Errorf("attempts %d usage %+v, want the unbillable answer retried", res.Attempts, res.Usage)
+	}
+	ev := h.sink.Events()
+	if len(ev) != 2 || ev[0].Outcome == dispatch.OutcomeServed || ev[0].Reason != dispatch.ReasonTransport || ev[1].Outcome != dispatch.OutcomeServed {
+		t.Errorf("attempt events %+v", ev)
+	}
+}
