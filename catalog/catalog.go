@@ -26,6 +26,8 @@ type File struct {
 	Note      string            `json:"note,omitempty"`
 	Providers []Provider        `json:"providers"`
 	Models    []Model           `json:"models"`
+	// Embeddings are the models with the embeddings capability.
+	Embeddings []EmbeddingModel `json:"embeddings,omitempty"`
 	// Remove lists model ids an override deletes from the base catalog.
 	Remove []string `json:"remove,omitempty"`
 }
@@ -39,6 +41,9 @@ type Catalog struct {
 	models    []Model
 	byName    map[string]int // id and aliases (lower case) -> index into models
 	providers map[string]Provider
+	// embeddings and embedByName: the embedding models (embedding.go).
+	embeddings  []EmbeddingModel
+	embedByName map[string]int
 }
 
 // Default returns the embedded default catalog.
@@ -105,6 +110,7 @@ func WithOverride(base *Catalog, data []byte) (*Catalog, error) {
 			f.Models = append(f.Models, m)
 		}
 	}
+	f.Embeddings = mergeEmbeddings(base.embeddings, o.Embeddings, removed)
 	return build(f)
 }
 
@@ -136,6 +142,7 @@ func build(f File) (*Catalog, error) {
 			c.byName[key] = idx
 		}
 	}
+	errs = append(errs, c.buildEmbeddings(f.Embeddings)...)
 	if len(errs) > 0 {
 		return nil, fmt.Errorf("%w: %w", ErrInvalid, errors.Join(errs...))
 	}

@@ -98,9 +98,12 @@ type Endpoint string
 
 // Endpoints. EndpointCountTokens forwards an Anthropic count_tokens body to
 // a same-format target and returns the upstream's body as is.
+// EndpointEmbeddings forwards an OpenAI embeddings body the same way; its
+// usage is read by the format codec's llm.EmbeddingCodec ability.
 const (
 	EndpointGenerate    Endpoint = ""
 	EndpointCountTokens Endpoint = "count_tokens"
+	EndpointEmbeddings  Endpoint = "embeddings"
 )
 
 // Purpose is why an operation runs.

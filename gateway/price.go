@@ -23,11 +23,26 @@ func (p Pricer) CostMicros(t dispatch.Target, u llm.Usage) int64 {
 func (p Pricer) price(t dispatch.Target) catalog.Price {
 	m, err := p.Catalog.Lookup(t.Model)
 	if err != nil {
-		return t.Price
+		return p.embeddingPrice(t)
 	}
 	for _, b := range m.Bindings {
 		if b.Provider == t.Provider && b.Upstream == t.Upstream {
 			return catalog.PriceOf(m, b)
+		}
+	}
+	return m.Price
+}
+
+// embeddingPrice prices an embedding model's target like a chat model's;
+// any other target at its own price.
+func (p Pricer) embeddingPrice(t dispatch.Target) catalog.Price {
+	m, err := p.Catalog.Embedding(t.Model)
+	if err != nil {
+		return t.Price
+	}
+	for _, b := range m.Bindings {
+		if b.Provider == t.Provider && b.Upstream == t.Upstream {
+			return catalog.EmbeddingPriceOf(m, b)
 		}
 	}
 	return m.Price

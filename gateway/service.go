@@ -92,6 +92,9 @@ type Service struct {
 	in    []stage
 	after []follower
 	end   []finisher
+	// embedIn and embedEnd are the embeddings pipeline (see Embed).
+	embedIn  []stage
+	embedEnd []finisher
 }
 
 // New returns a Service whose pipeline is, in order: scope, admit (with a
@@ -151,6 +154,13 @@ func New(cfg Config, d Deps, opts ...Option) (*Service, error) {
 		s.end = append(s.end, guard)
 	}
 	s.end = append(s.end, recordStage{recorder: d.Recorder, classify: d.Classify})
+	s.embedIn = append(s.embedIn, scopeStage{})
+	s.embedEnd = append(s.embedEnd, accountStage{pricer: Pricer{Catalog: d.Catalog}})
+	if o.guard != nil {
+		s.embedIn, s.embedEnd = append(s.embedIn, guard), append(s.embedEnd, guard)
+	}
+	s.embedIn = append(s.embedIn, embedStage{codecs: d.Codecs, catalog: d.Catalog, routers: d.Routers, executor: d.Executor, attempts: cfg.MaxAttempts})
+	s.embedEnd = append(s.embedEnd, recordStage{recorder: d.Recorder, classify: d.Classify})
 	return s, nil
 }
 

@@ -20,7 +20,7 @@ const MaxStall = 30 * time.Second
 // Upstream is a fake provider endpoint on loopback. It answers OpenAI Chat
 // Completions (any path ending in /chat/completions), Anthropic Messages
 // (any path ending in /v1/messages), OpenAI Responses (any path ending in
-// /responses) and Gemini (/v1beta/models/{model}:generateContent, and
+// /responses), OpenAI embeddings (any path ending in /embeddings) and Gemini (/v1beta/models/{model}:generateContent, and
 // :streamGenerateContent for a stream), streaming or not as the request asks,
 // and plays one scripted Step per request. It records every request it
 // received.
@@ -129,8 +129,9 @@ func (u *Upstream) serve(w http.ResponseWriter, r *http.Request) {
 	rec := Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Header: r.Header.Clone(),
 		Body: body, Model: head.Model, Stream: head.Stream}
 	var wire wireFormat
+	embeddings := strings.HasSuffix(r.URL.Path, "/embeddings")
 	switch {
-	case strings.HasSuffix(r.URL.Path, "/chat/completions"):
+	case embeddings, strings.HasSuffix(r.URL.Path, "/chat/completions"):
 		rec.Format, wire = llm.FormatChat, chatWire{}
 	case strings.HasSuffix(r.URL.Path, "/v1/messages"), strings.HasSuffix(r.URL.Path, "/v1/messages/count_tokens"):
 		rec.Format, wire = llm.FormatAnthropic, anthropicWire{}
@@ -170,6 +171,10 @@ func (u *Upstream) serve(w http.ResponseWriter, r *http.Request) {
 	if rec.Format == llm.FormatAnthropic && strings.HasSuffix(r.URL.Path, "/count_tokens") {
 		// Anthropic's count_tokens: the prompt's bytes / 4, like a tokenizer would roughly say.
 		u.whole(w, r, []byte(`{"input_tokens":`+itoa(len(body)/4)+`}`), st)
+		return
+	}
+	if embeddings {
+		u.whole(w, r, embeddingBody(body, st, head.Model), st)
 		return
 	}
 	if head.Stream {

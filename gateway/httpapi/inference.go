@@ -38,6 +38,8 @@ func (h *Handler) gemini(c *fiber.Ctx) error {
 		return h.serveTurn(c, llm.FormatGemini, model, true)
 	case "countTokens":
 		return h.countTokens(c)
+	case "embedContent", "batchEmbedContents":
+		return h.embed(c, llm.FormatGemini, model)
 	}
 	return h.sendError(c, llm.FormatGemini, apiError{404, "request.not_found", "not_found_error", "unknown method " + method, 0})
 }
@@ -138,7 +140,7 @@ func (h *Handler) serveTurn(c *fiber.Ctx, f llm.Format, pathModel string, pathSt
 func (h *Handler) serveInline(ctx context.Context, cancel context.CancelFunc, c *fiber.Ctx, f llm.Format, t *gateway.Turn) error {
 	defer cancel()
 	o := &inlineOutput{}
-	err := serveRecovered(ctx, h.d.Service, t, o)
+	err := serveRecovered(ctx, h.d.Service.Serve, t, o)
 	if !o.committed {
 		e := classify(err)
 		h.d.Observe(f, e.Status, e.Code, gateway.Served{})

@@ -70,17 +70,17 @@ func (b *bridge) run(ctx context.Context, svc *gateway.Service, t *gateway.Turn)
 		close(b.chunks)
 		b.done <- err
 	}()
-	err = serveRecovered(ctx, svc, t, b)
+	err = serveRecovered(ctx, svc.Serve, t, b)
 }
 
 // serveRecovered serves the turn, turning a panic into a *panicError.
-func serveRecovered(ctx context.Context, svc *gateway.Service, t *gateway.Turn, out gateway.Output) (err error) {
+func serveRecovered(ctx context.Context, serve func(context.Context, *gateway.Turn, gateway.Output) error, t *gateway.Turn, out gateway.Output) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = &panicError{value: fmt.Sprint(r), stack: string(debug.Stack())}
 		}
 	}()
-	return svc.Serve(ctx, t, out)
+	return serve(ctx, t, out)
 }
 
 // inlineOutput collects the answer of a turn that cannot stream, served in

@@ -67,6 +67,7 @@ func (h *Handler) Mount(app *fiber.App) {
 	app.Post("/v1/messages/count_tokens", h.countTokens)
 	app.Post("/v1/chat/completions", h.inference(llm.FormatChat))
 	app.Post("/v1/responses", h.inference(llm.FormatResponses))
+	app.Post("/v1/embeddings", h.embeddings)
 	app.Post("/v1beta/models/:call", h.gemini)
 	app.Post("/v1/route", h.route)
 	app.Get("/v1/models", h.models)

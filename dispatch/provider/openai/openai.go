@@ -70,6 +70,9 @@ func (c *Client) Send(ctx context.Context, call *dispatch.Call) (*dispatch.Reply
 	if err != nil {
 		return nil, err
 	}
+	if call.Endpoint == dispatch.EndpointEmbeddings {
+		path = "/embeddings"
+	}
 	base := upstream.BaseURL(call.Credential.BaseURL, call.Target.BaseURL, c.cfg.BaseURL, DefaultBaseURL)
 	h := upstream.JSONHeader(call.Stream)
 	h.Set("Authorization", "Bearer "+call.Credential.Secret)

@@ -103,5 +103,9 @@ func (c *Client) Send(ctx context.Context, call *dispatch.Call) (*dispatch.Reply
 		h[k] = append([]string(nil), v...)
 	}
 	h.Set("Authorization", "Bearer "+call.Credential.Secret)
-	return upstream.Post(ctx, c.hc, name, base+"/chat/completions", h, call.Body)
+	path := "/chat/completions"
+	if call.Endpoint == dispatch.EndpointEmbeddings {
+		path = "/embeddings"
+	}
+	return upstream.Post(ctx, c.hc, name, base+path, h, call.Body)
 }
