@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/heddle-gw/heddle/internal/ttlcache"
 )
 
 // Config are a Service's settings.
@@ -49,7 +51,16 @@ type Service struct {
 	// replica; the ledger's reference keeps it once across replicas.
 	mu       sync.Mutex
 	included map[string]bool
+	// plans caches each organisation's plan for PlanTTL: the request path
+	// reads it twice per request (limits at authentication, the credits
+	// stage). Changes made through this Service apply from the next request
+	// on this replica, on the others within PlanTTL.
+	plans *ttlcache.Cache[*Plan]
 }
+
+// PlanTTL bounds how long another replica keeps serving an organisation's
+// previous plan after a change.
+const PlanTTL = 2 * time.Second
 
 // NewService returns a Service over store.
 func NewService(store Store, cfg Config) *Service {
@@ -59,7 +70,7 @@ func NewService(store Store, cfg Config) *Service {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Service{store: store, cfg: cfg, included: map[string]bool{}}
+	return &Service{store: store, cfg: cfg, included: map[string]bool{}, plans: ttlcache.New[*Plan](PlanTTL, 0, cfg.Now)}
 }
 
 func newID() string { return uuid.Must(uuid.NewV7()).String() }
@@ -99,7 +110,7 @@ type PlanInput struct {
 }
 
 // SavePlan validates and stores a plan; it applies from each
-// organisation's next request (plans are read per request).
+// organisation's next request on this replica, within PlanTTL on others.
 func (s *Service) SavePlan(ctx context.Context, in PlanInput, knownProvider func(string) bool) (*Plan, error) {
 	in.Name = strings.TrimSpace(in.Name)
 	switch {
@@ -136,6 +147,7 @@ func (s *Service) SavePlan(ctx context.Context, in PlanInput, knownProvider func
 	if err := s.store.SavePlan(ctx, p); err != nil {
 		return nil, err
 	}
+	s.plans.InvalidateAll() // any organisation may be on it
 	return p, nil
 }
 
@@ -147,14 +159,18 @@ func (s *Service) AssignPlan(ctx context.Context, orgID, planID string) error {
 	if _, err := s.store.PlanByID(ctx, planID); err != nil {
 		return err
 	}
-	return s.store.SetOrgPlan(ctx, orgID, planID, s.cfg.Now().UTC())
+	if err := s.store.SetOrgPlan(ctx, orgID, planID, s.cfg.Now().UTC()); err != nil {
+		return err
+	}
+	s.plans.Invalidate(orgID)
+	return nil
 }
 
 // OrgPlan returns orgID's plan, or nil when it has none (then no platform
 // credential serves it). Once per month it grants the plan's included
 // credit (idempotent by reference across replicas).
 func (s *Service) OrgPlan(ctx context.Context, orgID string) (*Plan, error) {
-	p, err := s.store.OrgPlan(ctx, orgID)
+	p, err := s.plans.Get(ctx, orgID, func(ctx context.Context) (*Plan, error) { return s.store.OrgPlan(ctx, orgID) })
 	if err != nil || p == nil || p.IncludedMonthlyMicros == 0 {
 		return p, err
 	}

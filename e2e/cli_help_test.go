@@ -48,7 +48,7 @@ func TestCLIHelpHasNoSideEffects(t *testing.T) {
 		t.Errorf("--version: %v %q", err, out)
 	}
 	t.Logf("heddle --version: %s", strings.TrimSpace(out))
-	if out, err := runCLI(ctx, t, nil, "bundle", "frobnicate"); err == nil || !strings.Contains(out, "train or eval") {
+	if out, err := runCLI(ctx, t, nil, "bundle", "frobnicate"); err == nil || !strings.Contains(out, "train, eval or cache-eval") {
 		t.Errorf("bundle frobnicate: %v %s", err, out)
 	}
 }

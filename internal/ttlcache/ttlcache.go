@@ -73,6 +73,15 @@ func (c *Cache[V]) Get(ctx context.Context, key string, load func(context.Contex
 	return v, nil
 }
 
+// InvalidateAll drops every value (a change that concerns every key, such
+// as an edit of a plan many organisations share).
+func (c *Cache[V]) InvalidateAll() {
+	c.mu.Lock()
+	clear(c.m)
+	c.gen++
+	c.mu.Unlock()
+}
+
 // Invalidate drops key's value: the next Get loads it.
 func (c *Cache[V]) Invalidate(key string) {
 	c.mu.Lock()

@@ -49,3 +49,33 @@ func TestCache(t *testing.T) {
 		t.Fatalf("%d keys cached, max 2", len(c.m))
 	}
 }
+
+// TestInvalidateAll: every key loads again, and a load that overlapped the
+// invalidation is not cached.
+func TestInvalidateAll(t *testing.T) {
+	ctx := context.Background()
+	c := New[int](time.Hour, 0, nil)
+	loads := 0
+	load := func(context.Context) (int, error) { loads++; return loads, nil }
+	for _, k := range []string{"a", "b"} {
+		if _, err := c.Get(ctx, k, load); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c.InvalidateAll()
+	for _, k := range []string{"a", "b"} {
+		if _, err := c.Get(ctx, k, load); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if loads != 4 {
+		t.Fatalf("loads = %d after InvalidateAll, want 4 (each key again)", loads)
+	}
+	v, _ := c.Get(ctx, "c", func(ctx context.Context) (int, error) {
+		c.InvalidateAll() // a change while this read ran
+		return -1, nil
+	})
+	if got, _ := c.Get(ctx, "c", load); v != -1 || got == -1 {
+		t.Fatalf("a read overlapping InvalidateAll was cached: %d then %d", v, got)
+	}
+}
