@@ -13,7 +13,10 @@ import (
 // After MaxRetries failures (at once while closing, or when the store says
 // it is unavailable) the in-memory batches
 // move to the spill, keeping their order. It ends when the batcher is done
-// and the backlog is empty, or on abort.
+// and the backlog is empty, when MaxRetries tries made since Close began
+// failed in a row (the rows are then in the spill), or on abort. Failures
+// from before Close do not count towards that: the store may be back by
+// then, and Close tries it again, backing off from RetryBase.
 func (w *Writer) send() {
 	defer close(w.senderDone)
 	q := w.backlog.Load()
@@ -28,7 +31,9 @@ func (w *Writer) send() {
 			w.log.ErrorContext(w.insertCtx, "analytics rows lost at close", "rows", lost, "err", err)
 		}
 	}()
-	fails := 0
+	// fails counts the failed tries in a row; closeFails those of them
+	// begun after Close.
+	fails, closeFails := 0, 0
 	for {
 		if w.isAborted() {
 			return
@@ -53,16 +58,20 @@ func (w *Writer) send() {
 			}
 			continue
 		}
+		closing := w.isClosing()
 		err = w.insert(b)
 		if err == nil {
 			q.pop(b)
 			if fails > 0 {
 				w.log.InfoContext(w.insertCtx, "analytics store recovered", "failed_tries", fails)
 			}
-			fails = 0
+			fails, closeFails = 0, 0
 			continue
 		}
 		fails++
+		if closing {
+			closeFails++
+		}
 		w.failures.Add(1)
 		if fails == 1 {
 			w.log.WarnContext(w.insertCtx, "analytics insert failed, retrying", "rows", b.rows(), "err", err)
@@ -72,14 +81,19 @@ func (w *Writer) send() {
 				w.log.ErrorContext(w.insertCtx, "analytics spill failed", "err", err)
 			}
 		}
-		if w.isClosing() && fails >= w.cfg.MaxRetries && q.onDisk() {
-			// Closing with the store failing MaxRetries times in a row:
-			// every row is safe in the spill, replayed by the next
-			// process; waiting out Close's deadline would gain nothing.
+		if closeFails >= w.cfg.MaxRetries && q.onDisk() {
+			// Closing with the store failing MaxRetries tries in a row,
+			// all begun after Close: every row is safe in the spill,
+			// replayed by the next process; waiting out Close's deadline
+			// would gain nothing.
 			w.log.WarnContext(w.insertCtx, "analytics store failing at close; rows kept in the spill for the next start", "err", err)
 			return
 		}
-		if !w.sleep(w.backoff(fails)) {
+		delay := w.backoff(fails)
+		if w.isClosing() {
+			delay = w.backoff(closeFails + 1)
+		}
+		if !w.sleep(delay) {
 			return
 		}
 	}
@@ -158,15 +172,21 @@ func (w *Writer) backoff(n int) time.Duration {
 	return d - d/5 + jitter
 }
 
-// sleep waits d, or less when Retry is called; false when the writer was
-// aborted meanwhile.
+// sleep waits d, or less when Retry is called or (for a sleep begun
+// before it) Close; false when the writer was aborted meanwhile.
 func (w *Writer) sleep(d time.Duration) bool {
 	t := time.NewTimer(d)
 	defer t.Stop()
+	var closing <-chan struct{} // nil, never ready, once closing
+	if !w.isClosing() {
+		closing = w.stop
+	}
 	select {
 	case <-t.C:
 		return true
 	case <-w.wake:
+		return true
+	case <-closing:
 		return true
 	case <-w.aborted:
 		return false

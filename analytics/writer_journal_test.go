@@ -191,3 +191,81 @@ func TestWriterCloseWithStoreDownKeepsRowsInSpill(t *testing.T) {
 	closeWriter(t, next, 10*time.Second)
 	assertDelivered(t, store, a, r)
 }
+
+// TestWriterCloseRetriesStoreThatFailedBeforeClose: failures met before
+// Close do not make Close give up. The store fails MaxRetries times (the
+// rows go to the spill), an insert begun before Close fails after Close
+// began, and the store is back: Close still replays the whole spill.
+func TestWriterCloseRetriesStoreThatFailedBeforeClose(t *testing.T) {
+	store := analyticstest.NewStore()
+	store.FailWith(errDown)
+	cfg := fastConfig(t.TempDir())
+	// Only Close flushes the partial batch, and the blocked insert fails
+	// when the test lets it, not on a timeout.
+	cfg.FlushInterval, cfg.InsertTimeout = time.Hour, time.Minute
+	w := start(t, store, cfg)
+	a, r := feed(w, 0, 55) // two full batches of 50 rows, 10 rows left open
+	testwait.Until(t, 10*time.Second, "MaxRetries failures, full batches spilled", func() bool {
+		s := w.Stats()
+		return s.Failures >= int64(cfg.MaxRetries) && s.Segments > 0 && s.Queued == 10
+	})
+
+	store.Block()
+	calls := store.Calls()
+	testwait.Until(t, 10*time.Second, "an insert in flight, bound to fail", func() bool { return store.Calls() > calls })
+	store.FailWith(nil) // the store is back for every later insert
+
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	closed := make(chan error, 1)
+	go func() { closed <- w.Close(ctx) }()
+	testwait.Until(t, 10*time.Second, "Close began: the open batch flushed", func() bool { return w.Stats().Queued == 0 })
+	store.Unblock()
+	if err := <-closed; err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if s := w.Stats(); s.Segments != 0 || s.SpilledBytes != 0 || s.Dropped != 0 {
+		t.Fatalf("Close left rows in the spill with the store up: %+v", s)
+	}
+	assertDelivered(t, store, a, r)
+}
+
+// TestWriterCloseCutsLongBackoffShort: after a long outage the inserter
+// sleeps for long between tries (RetryMax is an hour here). Close does not
+// wait that out: it tries at once, backs off from RetryBase, and with the
+// store still down it ends after MaxRetries tries, every row in the spill
+// for the next writer.
+func TestWriterCloseCutsLongBackoffShort(t *testing.T) {
+	store := analyticstest.NewStore()
+	store.FailWith(errDown)
+	dir := t.TempDir()
+	cfg := fastConfig(dir)
+	cfg.RetryBase, cfg.RetryMax = 10*time.Millisecond, time.Hour
+	w := start(t, store, cfg)
+	a, r := feed(w, 0, 120)
+	// One Retry per failure cuts that failure's backoff short, up to the
+	// 14th: its backoff, 10ms<<13 (82s), is left running when Close starts.
+	var seen int64
+	testwait.Until(t, 30*time.Second, "14 failed tries", func() bool {
+		if f := w.Stats().Failures; f > seen && f < 14 {
+			seen = f
+			w.Retry()
+		}
+		return w.Stats().Failures >= 14
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := w.Close(ctx); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if ctx.Err() != nil {
+		t.Fatal("Close waited out its whole deadline behind the outage's backoff")
+	}
+	if s := w.Stats(); s.Segments == 0 || s.Dropped != 0 || s.Inserted != 0 {
+		t.Fatalf("after Close: %+v", s)
+	}
+	store.FailWith(nil)
+	next := start(t, store, fastConfig(dir))
+	closeWriter(t, next, 10*time.Second)
+	assertDelivered(t, store, a, r)
+}
