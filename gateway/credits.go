@@ -117,7 +117,7 @@ func (s creditStage) run(ctx context.Context, p *pass) error {
 		case f.BYOK[t.Provider]:
 		case f.Plan.AllowsPlatform(t.Provider, t.Model):
 			allowed[t.Provider] = true
-			most = max(most, s.maxCost(t, p.upstream()))
+			most = max(most, s.maxCost(t, p.upstream(), p.res.model.MaxOutput))
 		case f.Plan.ListsProvider(t.Provider):
 			continue // the provider is on the plan, this model is not
 		}
@@ -141,10 +141,11 @@ func (s creditStage) run(ctx context.Context, p *pass) error {
 // maxCost bounds what t can cost for req at catalog prices: input at one
 // token per prompt byte (an upper bound for byte-level tokenizers) at the
 // dearer of the input and cache-write prices, output at the request's max
-// tokens, else the model's maximum.
-func (s creditStage) maxCost(t dispatch.Target, req *llm.Request) int64 {
+// tokens, else the model's maximum (for a name the catalog lacks, such as
+// a pass-through, fallbackOut: the maximum of the model it is priced as).
+func (s creditStage) maxCost(t dispatch.Target, req *llm.Request, fallbackOut int) int64 {
 	price := s.pricer.price(t)
-	out := 0
+	out := fallbackOut
 	if m, err := s.pricer.Catalog.Lookup(t.Model); err == nil {
 		out = m.MaxOutput
 	}

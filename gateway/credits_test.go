@@ -143,3 +143,27 @@ func TestCreditsAmounts(t *testing.T) {
 		t.Errorf("settled %v, want %d (actual %d at 1.5x), within the reservation", fc.settled, plan.Price(actual), actual)
 	}
 }
+
+// TestCreditsPassThroughReservesMaxOutput: a pass-through name (no catalog
+// entry of its own) that does not set max_tokens still reserves its
+// maximum cost: output at the maximum of the catalog model it is priced
+// as, not input alone.
+func TestCreditsPassThroughReservesMaxOutput(t *testing.T) {
+	plan := &credits.Plan{ID: "p", Providers: []string{"openai"}, MultiplierBP: 10000}
+	fc := &fakeCredits{funding: Funding{Plan: plan}, balance: 1 << 40}
+	s := testService(t, Config{}, Deps{Executor: &platformExec{}}, WithCredits(fc))
+	pt, ok := s.d.Catalog.PassThroughOf("gpt-5-mini-2099")
+	if !ok {
+		t.Fatal("gpt-5-mini-2099 is not a pass-through name")
+	}
+	body := `{"model":"gpt-5-mini-2099","messages":[{"role":"user","content":"hi"}]}`
+	turn := &Turn{RequestID: "req-1", Received: time.Now(), Format: llm.FormatChat, Body: []byte(body),
+		Caller: Caller{OrgID: "org", KeyID: "key", Scopes: []string{"inference"}}}
+	if err := s.Serve(context.Background(), turn, &captureOutput{}); err != nil {
+		t.Fatal(err)
+	}
+	outputOnly := int64(float64(pt.PricedAs.MaxOutput) * pt.Price.Output)
+	if len(fc.reserved) != 1 || fc.reserved[0] < outputOnly {
+		t.Errorf("reserved %v, want at least %d (%d output tokens of %s)", fc.reserved, outputOnly, pt.PricedAs.MaxOutput, pt.PricedAs.ID)
+	}
+}
