@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/heddle-gw/heddle/credits"
 	"github.com/heddle-gw/heddle/gateway"
 	"github.com/heddle-gw/heddle/routing"
 	"github.com/heddle-gw/heddle/tenancy"
@@ -16,6 +17,11 @@ func (x authAdapter) Authenticate(ctx context.Context, presented string) (gatewa
 	p, err := x.a.Authenticate(ctx, presented)
 	if err != nil {
 		return gateway.Caller{}, fmt.Errorf("%w: %w", gateway.ErrUnauthorized, err)
+	}
+	if p.OrgID == credits.PlatformOrgID {
+		// Its credentials are the platform's: a key of its own (one issued
+		// before the CLI refused them) would spend them unbilled.
+		return gateway.Caller{}, fmt.Errorf("%w: a key of the platform organisation", gateway.ErrUnauthorized)
 	}
 	c := gateway.Caller{OrgID: p.OrgID, KeyID: p.KeyID, KeyPrefix: p.KeyPrefix, Policy: string(p.Policy), Alpha: p.Alpha, Tags: p.Tags,
 		Limits: gateway.Limits{RPM: p.Limits.RPM, TPM: p.Limits.TPM,

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -11,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/heddle-gw/heddle/credits"
+	"github.com/heddle-gw/heddle/gateway"
+	"github.com/heddle-gw/heddle/tenancy"
 )
 
 const testKey = "rk_0123456789abcdefghijABCDEFGHIJ0123456789"
@@ -160,5 +163,14 @@ func TestNoKeyForThePlatformOrg(t *testing.T) {
 	defer c.closeStores()
 	if keys, err := c.store.OrgKeys(ctx, credits.PlatformOrgID); err != nil || len(keys) != 0 {
 		t.Errorf("platform organisation keys %d, %v; want none", len(keys), err)
+	}
+	// A key issued before these refusals does not authenticate at the gateway.
+	_, old, err := c.keys.CreateForOrg(ctx, credits.PlatformOrgID, tenancy.KeyInput{Name: "old",
+		Scopes: []tenancy.Scope{tenancy.ScopeInference}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if caller, err := (authAdapter{c.auth}).Authenticate(ctx, old); !errors.Is(err, gateway.ErrUnauthorized) {
+		t.Errorf("a platform organisation key authenticated: %+v, %v", caller, err)
 	}
 }
