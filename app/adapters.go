@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/heddle-gw/heddle/billing"
+	"github.com/heddle-gw/heddle/credits"
 	"github.com/heddle-gw/heddle/gateway"
 	"github.com/heddle-gw/heddle/routing"
 	"github.com/heddle-gw/heddle/tenancy"
@@ -22,6 +23,11 @@ func (x authAdapter) Authenticate(ctx context.Context, presented string) (gatewa
 	p, err := x.a.Authenticate(ctx, presented)
 	if err != nil {
 		return gateway.Caller{}, fmt.Errorf("%w: %w", gateway.ErrUnauthorized, err)
+	}
+	if p.OrgID == credits.PlatformOrgID {
+		// Its credentials are the platform's: a key of its own (one issued
+		// before the CLI refused them) would spend them unbilled.
+		return gateway.Caller{}, fmt.Errorf("%w: a key of the platform organisation", gateway.ErrUnauthorized)
 	}
 	lim, err := callerLimits(ctx, x.plans, x.budgets, p.OrgID, p.Limits)
 	if err != nil {

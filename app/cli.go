@@ -61,10 +61,6 @@ func keysCommand(ctx context.Context, args []string, getenv func(string) string,
 	if *org == "" {
 		return errors.New("keys create: --org is required")
 	}
-	if *org == credits.PlatformOrgID || *org == "heddle-platform" {
-		// Its credentials are the platform's: a key of its own would spend them unbilled.
-		return errors.New("keys create: the platform organisation holds platform credentials and has no keys")
-	}
 	c, err := openTenancy(ctx, getenv, stderr)
 	if err != nil {
 		return err
@@ -76,12 +72,22 @@ func keysCommand(ctx context.Context, args []string, getenv func(string) string,
 			in.Scopes = append(in.Scopes, tenancy.Scope(s))
 		}
 	}
-	key, plaintext, err := c.keys.CreateForOrg(ctx, *org, in)
+	key, plaintext, err := c.createOrgKey(ctx, *org, in)
 	if err != nil {
-		return err
+		return fmt.Errorf("keys create: %w", err)
 	}
 	fmt.Fprintf(stdout, "key %s (%s) created; it is shown only once:\n%s\n", key.ID, key.Prefix, plaintext)
 	return nil
+}
+
+// createOrgKey issues a key for the organisation ref (id or slug), never
+// for the platform organisation however it is named: its credentials are
+// the platform's, so a key of its own would spend them unbilled.
+func (c *components) createOrgKey(ctx context.Context, ref string, in tenancy.KeyInput) (*tenancy.Key, string, error) {
+	if o, err := c.accounts.OrgByRef(ctx, ref); err == nil && o.ID == credits.PlatformOrgID {
+		return nil, "", errors.New("the platform organisation holds platform credentials and has no keys")
+	}
+	return c.keys.CreateForOrg(ctx, ref, in)
 }
 
 // vaultCommand creates a master keyset file (init) or rotates the master

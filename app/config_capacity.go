@@ -23,8 +23,9 @@ type CapacityConfig struct {
 	// the spend it summed and reads back every counter it checks, default 1s.
 	SpendSync time.Duration
 	// SpendStaleAfter is HEDDLE_SPEND_STALE_AFTER: a replica whose last
-	// successful read of the shared spend is older than this refuses
-	// budgeted requests with 503 billing.unavailable, default 30s.
+	// successful read of the shared spend is older than this reads the
+	// store on each budget check, refusing with 503 billing.unavailable
+	// when it cannot, default 30s.
 	SpendStaleAfter time.Duration
 }
 

@@ -132,7 +132,7 @@ func issueConnectKey(ctx context.Context, e cliEnv, org, client string) (string,
 		return "", err
 	}
 	defer c.closeStores()
-	_, plaintext, err := c.keys.CreateForOrg(ctx, org, tenancy.KeyInput{
+	_, plaintext, err := c.createOrgKey(ctx, org, tenancy.KeyInput{
 		Name: "connect " + client, Policy: tenancy.PolicyExplicit,
 		Scopes: []tenancy.Scope{tenancy.ScopeInference, tenancy.ScopeRoute},
 	})

@@ -4,10 +4,16 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/heddle-gw/heddle/credits"
+	"github.com/heddle-gw/heddle/gateway"
+	"github.com/heddle-gw/heddle/tenancy"
 )
 
 const testKey = "rk_0123456789abcdefghijABCDEFGHIJ0123456789"
@@ -130,5 +136,41 @@ func TestCatalogImportCommand(t *testing.T) {
 	}
 	if err := catalogCommand([]string{"import", "../catalog/testdata/litellm_prices.json"}, e); err == nil {
 		t.Error("no --out and no HEDDLE_CATALOG_FILE: no error")
+	}
+}
+
+// TestNoKeyForThePlatformOrg: neither `keys create` nor `connect --org`
+// issues a key of the platform organisation (it would spend platform
+// credentials unbilled), however it is named.
+func TestNoKeyForThePlatformOrg(t *testing.T) {
+	ctx := context.Background()
+	vars := map[string]string{"HEDDLE_DATA_DIR": t.TempDir(), "HOME": t.TempDir()}
+	getenv := func(k string) string { return vars[k] }
+	for _, ref := range []string{credits.PlatformOrgID, "heddle-platform", "Heddle-Platform"} {
+		var out bytes.Buffer
+		if err := keysCommand(ctx, []string{"create", "--org", ref}, getenv, &out, &out); err == nil {
+			t.Errorf("keys create --org %s: no error; output %q", ref, out.String())
+		}
+		out.Reset()
+		if err := connectCommand(ctx, []string{"sdk", "--org", ref}, cliEnv{getenv: getenv, stdout: &out, stderr: &out}); err == nil {
+			t.Errorf("connect --org %s: no error; output %q", ref, out.String())
+		}
+	}
+	c, err := openTenancy(ctx, getenv, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.closeStores()
+	if keys, err := c.store.OrgKeys(ctx, credits.PlatformOrgID); err != nil || len(keys) != 0 {
+		t.Errorf("platform organisation keys %d, %v; want none", len(keys), err)
+	}
+	// A key issued before these refusals does not authenticate at the gateway.
+	_, old, err := c.keys.CreateForOrg(ctx, credits.PlatformOrgID, tenancy.KeyInput{Name: "old",
+		Scopes: []tenancy.Scope{tenancy.ScopeInference}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if caller, err := (authAdapter{a: c.auth, plans: c.credits, budgets: c.orgBudgets}).Authenticate(ctx, old); !errors.Is(err, gateway.ErrUnauthorized) {
+		t.Errorf("a platform organisation key authenticated: %+v, %v", caller, err)
 	}
 }

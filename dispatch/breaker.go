@@ -24,12 +24,17 @@ type breakers struct {
 	clock Clock
 	mu    sync.Mutex
 	m     map[string]*breaker
-	// owners names, by key, the organisation, target and credential a
-	// breaker guards (see track), for Circuits and openFor.
-	owners map[string]owner
+	// owners names, by breaker key and organisation, the organisation,
+	// target and credential a breaker guards (see track), for Circuits and
+	// openFor. A credential several organisations use (a platform
+	// credential) has one breaker and an owner per organisation.
+	owners map[ownerKey]owner
 }
 
+type ownerKey struct{ key, org string }
+
 type owner struct {
+	key    string // the breaker's
 	org    string
 	target Target
 	cred   string
@@ -50,7 +55,7 @@ type bucket struct {
 }
 
 func newBreakers(cfg BreakerConfig, clock Clock) *breakers {
-	return &breakers{cfg: cfg, clock: clock, m: make(map[string]*breaker), owners: make(map[string]owner)}
+	return &breakers{cfg: cfg, clock: clock, m: make(map[string]*breaker), owners: make(map[ownerKey]owner)}
 }
 
 func breakerKey(t Target, credID string) string { return t.Key() + "|" + credID }
@@ -154,12 +159,13 @@ func (b *breaker) bucket(now time.Time, window time.Duration) *bucket {
 	return k
 }
 
-// track notes whose pair key is, once.
+// track notes, once per organisation, whose pair key is.
 func (bs *breakers) track(key, org string, t Target, credID string) {
 	bs.mu.Lock()
 	defer bs.mu.Unlock()
-	if _, ok := bs.owners[key]; !ok {
-		bs.owners[key] = owner{org: org, target: t, cred: credID}
+	k := ownerKey{key, org}
+	if _, ok := bs.owners[k]; !ok {
+		bs.owners[k] = owner{key: key, org: org, target: t, cred: credID}
 	}
 }
 
@@ -169,11 +175,11 @@ func (bs *breakers) openFor(org string, t Target) bool {
 	bs.mu.Lock()
 	defer bs.mu.Unlock()
 	now := bs.clock.Now()
-	for key, o := range bs.owners {
+	for _, o := range bs.owners {
 		if o.org != org || o.target.Key() != t.Key() {
 			continue
 		}
-		if b := bs.m[key]; b != nil && b.state == breakerOpen && now.Sub(b.openedAt) < bs.cfg.Cooldown {
+		if b := bs.m[o.key]; b != nil && b.state == breakerOpen && now.Sub(b.openedAt) < bs.cfg.Cooldown {
 			return true
 		}
 	}
@@ -197,8 +203,8 @@ func (bs *breakers) circuits(org string) []Circuit {
 	bs.mu.Lock()
 	defer bs.mu.Unlock()
 	var out []Circuit
-	for key, o := range bs.owners {
-		b := bs.m[key]
+	for _, o := range bs.owners {
+		b := bs.m[o.key]
 		if o.org != org || b == nil {
 			continue
 		}

@@ -159,3 +159,26 @@ func TestBreakerOpenPrimaryStaysInTimeline(t *testing.T) {
 		}
 	}
 }
+
+// TestCircuitsOfASharedCredential: two organisations reach one binding
+// through the same credential (a platform credential): each organisation's
+// Circuits lists it, not only the first one's.
+func TestCircuitsOfASharedCredential(t *testing.T) {
+	cfg := dispatch.Config{Breaker: dispatch.BreakerConfig{ConsecutiveFailures: 1, Cooldown: time.Minute}}
+	h := newHarness(t, cfg, "a", "b")
+	plan := h.plan("a", "b")
+	if _, _, err := h.run(plan, false); err != nil {
+		t.Fatal(err)
+	}
+	h.meta.OrgID = "org-2"
+	h.ups["a"].Script("", dispatchtest.Status(503))
+	if _, _, err := h.run(plan, false); err != nil {
+		t.Fatal(err)
+	}
+	for _, org := range []string{"org-1", "org-2"} {
+		cs := h.exec.Circuits(org)
+		if len(cs) == 0 || cs[0].Upstream != "a" || cs[0].State != "open" || cs[0].CredentialID != "cred-1" {
+			t.Errorf("%s circuits %+v, want a open on cred-1", org, cs)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -117,7 +118,7 @@ func (s creditStage) run(ctx context.Context, p *pass) error {
 		case f.BYOK[t.Provider]:
 		case f.Plan.AllowsPlatform(t.Provider, t.Model):
 			allowed[t.Provider] = true
-			most = max(most, s.maxCost(t, p.upstream()))
+			most = max(most, s.maxCost(t, p.upstream(), p.res.model.MaxOutput))
 		case f.Plan.ListsProvider(t.Provider):
 			continue // the provider is on the plan, this model is not
 		}
@@ -141,10 +142,11 @@ func (s creditStage) run(ctx context.Context, p *pass) error {
 // maxCost bounds what t can cost for req at catalog prices: input at one
 // token per prompt byte (an upper bound for byte-level tokenizers) at the
 // dearer of the input and cache-write prices, output at the request's max
-// tokens, else the model's maximum.
-func (s creditStage) maxCost(t dispatch.Target, req *llm.Request) int64 {
+// tokens, else the model's maximum (for a name the catalog lacks, such as
+// a pass-through, fallbackOut: the maximum of the model it is priced as).
+func (s creditStage) maxCost(t dispatch.Target, req *llm.Request, fallbackOut int) int64 {
 	price := s.pricer.price(t)
-	out := 0
+	out := fallbackOut
 	if m, err := s.pricer.Catalog.Lookup(t.Model); err == nil {
 		out = m.MaxOutput
 	}
@@ -169,12 +171,42 @@ func (s creditStage) finish(p *pass, _ error) {
 	platform := served && ct.use != nil && ct.use.usedFor(p.result.Served.Provider)
 	switch {
 	case ct.hold != nil && platform:
-		_ = s.credits.Settle(ctx, ct.hold, credits.Use{Micros: ct.funding.Plan.Price(p.rec.CostMicros), Model: p.result.Served.Model, KeyID: p.t.Caller.KeyID})
+		use := credits.Use{Micros: ct.funding.Plan.Price(p.rec.CostMicros), Model: p.result.Served.Model, KeyID: p.t.Caller.KeyID}
+		retryLedger(ctx, func(ctx context.Context) error { return s.credits.Settle(ctx, ct.hold, use) })
 		return
 	case ct.hold != nil:
 		_ = s.credits.Release(ctx, ct.hold)
 	}
 	if served && !platform && ct.funding.BYOK[p.result.Served.Provider] {
-		_ = s.credits.ChargeFee(ctx, p.t.Caller.OrgID, p.t.RequestID, credits.Use{Micros: ct.funding.Plan.Fee(p.rec.CostMicros), Model: p.result.Served.Model, KeyID: p.t.Caller.KeyID})
+		use := credits.Use{Micros: ct.funding.Plan.Fee(p.rec.CostMicros), Model: p.result.Served.Model, KeyID: p.t.Caller.KeyID}
+		retryLedger(ctx, func(ctx context.Context) error { return s.credits.ChargeFee(ctx, p.t.Caller.OrgID, p.t.RequestID, use) })
+	}
+}
+
+// ledgerTries bounds the attempts at a served call's debit (a settlement
+// or a BYOK fee). Each is idempotent (one debit per request id; a
+// reservation ends once), so a ledger that is briefly unavailable is
+// retried: a settlement given up on leaves its hold, which is later
+// released without a debit, so the call would go unpaid.
+const ledgerTries = 3
+
+// retryLedger runs debit until it succeeds, fails other than with
+// credits.ErrUnavailable, ledgerTries ran or ctx ends, waiting 100 ms, then
+// 200 ms between tries.
+func retryLedger(ctx context.Context, debit func(context.Context) error) {
+	wait := 100 * time.Millisecond
+	for try := 1; ; try++ {
+		err := debit(ctx)
+		if err == nil || !errors.Is(err, credits.ErrUnavailable) || try == ledgerTries {
+			return
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+		wait *= 2
 	}
 }

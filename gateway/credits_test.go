@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -19,6 +20,19 @@ type fakeCredits struct {
 	settled  []int64
 	released int
 	fees     []int64
+	// ledgerDown fails this many Settle and ChargeFee calls with
+	// credits.ErrUnavailable first.
+	ledgerDown int
+	calls      int
+}
+
+func (f *fakeCredits) down() error {
+	f.calls++
+	if f.ledgerDown > 0 {
+		f.ledgerDown--
+		return fmt.Errorf("fake ledger: %w", credits.ErrUnavailable)
+	}
+	return nil
 }
 
 func (f *fakeCredits) Funding(context.Context, string) (Funding, error) { return f.funding, nil }
@@ -30,11 +44,17 @@ func (f *fakeCredits) Reserve(_ context.Context, org, req string, micros int64) 
 	return &credits.Reservation{ID: "r", OrgID: org, RequestID: req, AmountMicros: micros}, nil
 }
 func (f *fakeCredits) Settle(_ context.Context, _ *credits.Reservation, u credits.Use) error {
+	if err := f.down(); err != nil {
+		return err
+	}
 	f.settled = append(f.settled, u.Micros)
 	return nil
 }
 func (f *fakeCredits) Release(context.Context, *credits.Reservation) error { f.released++; return nil }
 func (f *fakeCredits) ChargeFee(_ context.Context, _, _ string, u credits.Use) error {
+	if err := f.down(); err != nil {
+		return err
+	}
 	f.fees = append(f.fees, u.Micros)
 	return nil
 }
@@ -168,6 +188,64 @@ func TestBYOKFeeAmount(t *testing.T) {
 			want := (cost*tt.feeBP + credits.BasisPoints - 1) / credits.BasisPoints
 			if cost <= 0 || len(fc.fees) != 1 || fc.fees[0] != want || len(fc.reserved) != 0 || len(fc.settled) != 0 {
 				t.Fatalf("fees %v reserved %v settled %v, want one fee of %d (cost %d at %d bp) and no hold", fc.fees, fc.reserved, fc.settled, want, cost, tt.feeBP)
+			}
+		})
+	}
+}
+
+// TestCreditsPassThroughReservesMaxOutput: a pass-through name (no catalog
+// entry of its own) that does not set max_tokens still reserves its
+// maximum cost: output at the maximum of the catalog model it is priced
+// as, not input alone.
+func TestCreditsPassThroughReservesMaxOutput(t *testing.T) {
+	plan := &credits.Plan{ID: "p", Providers: []string{"openai"}, MultiplierBP: 10000}
+	fc := &fakeCredits{funding: Funding{Plan: plan}, balance: 1 << 40}
+	s := testService(t, Config{}, Deps{Executor: &platformExec{}}, WithCredits(fc))
+	pt, ok := s.d.Catalog.PassThroughOf("gpt-5-mini-2099")
+	if !ok {
+		t.Fatal("gpt-5-mini-2099 is not a pass-through name")
+	}
+	body := `{"model":"gpt-5-mini-2099","messages":[{"role":"user","content":"hi"}]}`
+	turn := &Turn{RequestID: "req-1", Received: time.Now(), Format: llm.FormatChat, Body: []byte(body),
+		Caller: Caller{OrgID: "org", KeyID: "key", Scopes: []string{"inference"}}}
+	if err := s.Serve(context.Background(), turn, &captureOutput{}); err != nil {
+		t.Fatal(err)
+	}
+	outputOnly := int64(float64(pt.PricedAs.MaxOutput) * pt.Price.Output)
+	if len(fc.reserved) != 1 || fc.reserved[0] < outputOnly {
+		t.Errorf("reserved %v, want at least %d (%d output tokens of %s)", fc.reserved, outputOnly, pt.PricedAs.MaxOutput, pt.PricedAs.ID)
+	}
+}
+
+// TestCreditsDebitSurvivesABriefLedgerOutage: a settlement or BYOK fee
+// that fails with the ledger unavailable is tried again (each is
+// idempotent), so a served call is still debited; a ledger down for good
+// is tried a bounded number of times.
+func TestCreditsDebitSurvivesABriefLedgerOutage(t *testing.T) {
+	plan := &credits.Plan{ID: "p", Providers: []string{"openai"}, MultiplierBP: 10000, BYOKFeeBP: 1000}
+	body := `{"model":"gpt-5-mini","max_tokens":100,"messages":[{"role":"user","content":"hi"}]}`
+	for _, tt := range []struct {
+		name                 string
+		byok                 map[string]bool
+		down                 int
+		wantSettled, wantFee int
+		wantCalls            int
+	}{
+		{name: "settlement", down: 2, wantSettled: 1, wantCalls: 3},
+		{name: "BYOK fee", byok: map[string]bool{"openai": true}, down: 1, wantFee: 1, wantCalls: 2},
+		{name: "down for good", down: 100, wantCalls: 3},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			fc := &fakeCredits{funding: Funding{Plan: plan, BYOK: tt.byok}, balance: 1 << 40, ledgerDown: tt.down}
+			s := testService(t, Config{}, Deps{Executor: &platformExec{byok: tt.byok}}, WithCredits(fc))
+			turn := &Turn{RequestID: "req-1", Received: time.Now(), Format: llm.FormatChat, Body: []byte(body),
+				Caller: Caller{OrgID: "org", KeyID: "key", Scopes: []string{"inference"}}}
+			if err := s.Serve(context.Background(), turn, &captureOutput{}); err != nil {
+				t.Fatal(err)
+			}
+			if len(fc.settled) != tt.wantSettled || len(fc.fees) != tt.wantFee || fc.calls != tt.wantCalls {
+				t.Errorf("settled %v fees %v after %d calls; want %d settled, %d fees, %d calls",
+					fc.settled, fc.fees, fc.calls, tt.wantSettled, tt.wantFee, tt.wantCalls)
 			}
 		})
 	}

@@ -123,6 +123,9 @@ func (a *API) operatorOrg(c *fiber.Ctx) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if o.ID == credits.PlatformOrgID { // named by its slug
+		return "", tenancy.ErrNotFound
+	}
 	return o.ID, nil
 }
 

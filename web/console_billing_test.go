@@ -179,3 +179,27 @@ func TestConsoleOperatorPage(t *testing.T) {
 		t.Errorf("the tenant sees a credential it did not add: %s", p.body)
 	}
 }
+
+// TestOperatorCannotTargetPlatformOrgBySlug: the platform organisation is
+// refused by its slug as by its id (no plan, no credit on it).
+func TestOperatorCannotTargetPlatformOrgBySlug(t *testing.T) {
+	f := newConsoleFixture(t)
+	ctx := context.Background()
+	op := f.visitor()
+	op.signup("root@example.com")
+	root, err := f.accounts.UserByEmail(ctx, "root@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.credits.AddOperator(ctx, root.ID, "test"); err != nil {
+		t.Fatal(err)
+	}
+	for _, ref := range []string{credits.PlatformOrgID, "heddle-platform", "HEDDLE-PLATFORM"} {
+		if p := op.post("/operator/orgs/"+ref+"/credits", url.Values{"kind": {"grant"}, "amount": {"5"}, "reason": {"x"}}, htmx); p.status != 404 {
+			t.Errorf("grant to the platform organisation as %q: %d %s", ref, p.status, p.body)
+		}
+	}
+	if a, _ := f.credits.Account(ctx, credits.PlatformOrgID); a.BalanceMicros != 0 {
+		t.Errorf("the platform organisation was credited: %d", a.BalanceMicros)
+	}
+}
