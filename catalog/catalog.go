@@ -163,17 +163,7 @@ func (m Model) validate(provs map[string]Provider) error {
 	if m.Price.Input < 0 || m.Price.Output < 0 || m.Price.CacheRead < 0 || m.Price.CacheWrite < 0 {
 		errs = append(errs, errors.New("prices must not be negative"))
 	}
-	if len(m.Bindings) == 0 {
-		errs = append(errs, errors.New("at least one binding is required"))
-	}
-	for i, b := range m.Bindings {
-		if _, ok := provs[b.Provider]; !ok {
-			errs = append(errs, fmt.Errorf("bindings[%d]: unknown provider %q", i, b.Provider))
-		}
-		if b.Upstream == "" {
-			errs = append(errs, fmt.Errorf("bindings[%d]: upstream is empty", i))
-		}
-	}
+	errs = append(errs, checkBindings(m.Bindings, provs)...)
 	if len(errs) > 0 {
 		return fmt.Errorf("model %q: %w", m.ID, errors.Join(errs...))
 	}
@@ -219,4 +209,23 @@ func PriceOf(m Model, b Binding) Price {
 		return *b.Price
 	}
 	return m.Price
+}
+
+// checkBindings is the one check of a model's bindings (chat and
+// embedding models alike): at least one, each on a known provider with an
+// upstream name.
+func checkBindings(bindings []Binding, provs map[string]Provider) []error {
+	var errs []error
+	if len(bindings) == 0 {
+		errs = append(errs, errors.New("at least one binding is required"))
+	}
+	for i, b := range bindings {
+		if _, ok := provs[b.Provider]; !ok {
+			errs = append(errs, fmt.Errorf("bindings[%d]: unknown provider %q", i, b.Provider))
+		}
+		if b.Upstream == "" {
+			errs = append(errs, fmt.Errorf("bindings[%d]: upstream is empty", i))
+		}
+	}
+	return errs
 }

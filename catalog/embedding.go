@@ -33,17 +33,7 @@ func (m EmbeddingModel) validate(provs map[string]Provider) error {
 	if m.Price.Input < 0 || m.Price.Output != 0 || m.Price.CacheRead != 0 || m.Price.CacheWrite != 0 {
 		errs = append(errs, errors.New("an embedding model has a non-negative input price and no other"))
 	}
-	if len(m.Bindings) == 0 {
-		errs = append(errs, errors.New("at least one binding is required"))
-	}
-	for i, b := range m.Bindings {
-		if _, ok := provs[b.Provider]; !ok {
-			errs = append(errs, fmt.Errorf("bindings[%d]: unknown provider %q", i, b.Provider))
-		}
-		if b.Upstream == "" {
-			errs = append(errs, fmt.Errorf("bindings[%d]: upstream is empty", i))
-		}
-	}
+	errs = append(errs, checkBindings(m.Bindings, provs)...)
 	if len(errs) > 0 {
 		return fmt.Errorf("embedding model %q: %w", m.ID, errors.Join(errs...))
 	}
