@@ -6,51 +6,7 @@ import (
 
 	"github.com/heddle-gw/heddle/dispatch"
 	"github.com/heddle-gw/heddle/routing"
-	"github.com/heddle-gw/heddle/tenancy"
 )
-
-// fallbackLimiter is the Redis key limiter while Redis answers and the
-// in-process one otherwise (limits then hold per replica).
-type fallbackLimiter struct {
-	link          *redisLink
-	remote, local tenancy.KeyLimiter
-}
-
-// verdict carries a limiter answer through via.
-type verdict struct {
-	ok    bool
-	retry time.Duration
-}
-
-func (f fallbackLimiter) Allow(ctx context.Context, keyID string, rpm int, now time.Time) (bool, time.Duration, error) {
-	v, err := via(ctx, f.link,
-		func() (verdict, error) {
-			ok, r, err := f.remote.Allow(ctx, keyID, rpm, now)
-			return verdict{ok, r}, err
-		},
-		func() (verdict, error) { ok, r, err := f.local.Allow(ctx, keyID, rpm, now); return verdict{ok, r}, err })
-	return v.ok, v.retry, err
-}
-
-func (f fallbackLimiter) AddTokens(ctx context.Context, keyID string, tokens int, now time.Time) error {
-	_, err := via(ctx, f.link,
-		func() (struct{}, error) { return struct{}{}, f.remote.AddTokens(ctx, keyID, tokens, now) },
-		func() (struct{}, error) { return struct{}{}, f.local.AddTokens(ctx, keyID, tokens, now) })
-	return err
-}
-
-func (f fallbackLimiter) TokensOK(ctx context.Context, keyID string, tpm int, now time.Time) (bool, time.Duration, error) {
-	v, err := via(ctx, f.link,
-		func() (verdict, error) {
-			ok, r, err := f.remote.TokensOK(ctx, keyID, tpm, now)
-			return verdict{ok, r}, err
-		},
-		func() (verdict, error) {
-			ok, r, err := f.local.TokensOK(ctx, keyID, tpm, now)
-			return verdict{ok, r}, err
-		})
-	return v.ok, v.retry, err
-}
 
 // fallbackCache is the Redis response cache while Redis answers and an
 // in-process one otherwise.

@@ -55,6 +55,9 @@ func serveCommand(ctx context.Context, getenv func(string) string, environ []str
 	go c.spend.Run(spendCtx, cfg.Capacity.SpendSync, spendSyncTimeout, func(err error) {
 		logger.Warn("budget spend sync (retried next time)", "err", err)
 	})
+	go c.rates.Run(spendCtx, cfg.Capacity.SpendSync, spendSyncTimeout, func(err error) {
+		logger.Warn("rate limit counters sync (retried next time)", "err", err)
+	})
 
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Listen(cfg.Addr) }()

@@ -79,7 +79,8 @@ type components struct {
 	orgRouters  *routing.OrgRouters
 	orgBudgets  *billing.OrgBudgets
 	budgets     *billing.Budgets
-	spend       *billing.SpendBuffer // behind budgets
+	spend       *billing.SpendBuffer    // behind budgets
+	rates       *admission.RateCounters // key rate limits (serveCommand runs their sync)
 	providers   map[string]dispatch.Provider
 	tracing     *tracing // nil: no OTLP endpoint, tracing off
 	contents    *analytics.Contents
@@ -164,10 +165,11 @@ func wire(ctx context.Context, cfg Config, logger *slog.Logger) (_ *components, 
 	if err = c.grantFirstOperator(ctx); err != nil {
 		return nil, err
 	}
-	limiter := c.keyLimiter()
+	c.rates = c.keyLimiter()
+	c.metrics.watchRates(c.rates.Stats)
 	c.contents = newContents(c)
 	c.training = newTraining(c)
-	guard, err := admission.New(admission.Deps{Limiter: limiter, Budgets: c.budgets, OrgBudgets: c.orgBudgets, Logger: logger})
+	guard, err := admission.New(admission.Deps{Limiter: c.rates, Budgets: c.budgets, OrgBudgets: c.orgBudgets, Logger: logger})
 	if err != nil {
 		return nil, fmt.Errorf("app: admission: %w", err)
 	}
@@ -264,14 +266,15 @@ func (c *components) idempotency() dispatch.Idempotency {
 		local:  dispatch.NewMemoryIdempotency(idemredis.DefaultWindow, nil, 0)}
 }
 
-// keyLimiter counts key rate limits in Redis when it is configured (shared
-// by replicas), in process otherwise and while Redis is down.
-func (c *components) keyLimiter() tenancy.KeyLimiter {
-	local := tenancy.NewMemoryKeyLimiter()
-	if c.redisLink == nil {
-		return local
+// keyLimiter counts key rate limits per replica in memory, shared with the
+// other replicas every HEDDLE_SPEND_SYNC_INTERVAL through Redis when it is
+// configured, else through the app database (rate_counters).
+func (c *components) keyLimiter() *admission.RateCounters {
+	var store billing.SpendStore = billingsql.NewRateCounters(c.db)
+	if c.redis != nil {
+		store = ratelimitredis.New(c.redis, "heddle:")
 	}
-	return fallbackLimiter{link: c.redisLink, remote: ratelimitredis.New(c.redis, "heddle:"), local: local}
+	return admission.NewRateCounters(store, c.cfg.Capacity.SpendStaleAfter, nil)
 }
 
 // closeStores flushes the budget spend and key usage (first, each on its
