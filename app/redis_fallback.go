@@ -4,9 +4,57 @@ import (
 	"context"
 	"time"
 
+	"github.com/heddle-gw/heddle/admission"
+	"github.com/heddle-gw/heddle/billing"
+	billingsql "github.com/heddle-gw/heddle/billing/sqlstore"
 	"github.com/heddle-gw/heddle/dispatch"
 	"github.com/heddle-gw/heddle/routing"
+	"github.com/heddle-gw/heddle/tenancy/ratelimitredis"
 )
+
+// fallbackCounters keeps the key rate-limit counters in Redis while it
+// answers and in the app database (rate_counters) otherwise, so limits stay
+// shared by the replicas through a Redis outage. Counts made on one side are
+// not seen on the other: across a switch a key can be admitted up to its
+// limit once more in that minute.
+type fallbackCounters struct {
+	link   *redisLink
+	remote *ratelimitredis.Counters
+	local  *billingsql.Store
+}
+
+var (
+	_ billing.SpentManyReader = fallbackCounters{}
+	_ admission.Sweeper       = fallbackCounters{}
+)
+
+func (f fallbackCounters) Spent(ctx context.Context, scope string, start time.Time) (int64, error) {
+	return via(ctx, f.link,
+		func() (int64, error) { return f.remote.Spent(ctx, scope, start) },
+		func() (int64, error) { return f.local.Spent(ctx, scope, start) })
+}
+
+func (f fallbackCounters) Add(ctx context.Context, scope string, start time.Time, n int64) error {
+	_, err := via(ctx, f.link,
+		func() (struct{}, error) { return struct{}{}, f.remote.Add(ctx, scope, start, n) },
+		func() (struct{}, error) { return struct{}{}, f.local.Add(ctx, scope, start, n) })
+	return err
+}
+
+func (f fallbackCounters) SpentMany(ctx context.Context, start time.Time, scopes []string) (map[string]int64, error) {
+	return via(ctx, f.link,
+		func() (map[string]int64, error) {
+			return f.remote.SpentMany(ctx, start, scopes)
+		},
+		func() (map[string]int64, error) {
+			return f.local.SpentMany(ctx, start, scopes)
+		})
+}
+
+// Sweep deletes the app database's past windows (Redis expires its own).
+func (f fallbackCounters) Sweep(ctx context.Context, before time.Time) error {
+	return f.local.Sweep(ctx, before)
+}
 
 // fallbackCache is the Redis response cache while Redis answers and an
 // in-process one otherwise.

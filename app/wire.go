@@ -268,11 +268,12 @@ func (c *components) idempotency() dispatch.Idempotency {
 
 // keyLimiter counts key rate limits per replica in memory, shared with the
 // other replicas every HEDDLE_SPEND_SYNC_INTERVAL through Redis when it is
-// configured, else through the app database (rate_counters).
+// configured and answers, else through the app database (rate_counters).
 func (c *components) keyLimiter() *admission.RateCounters {
-	var store billing.SpendStore = billingsql.NewRateCounters(c.db)
-	if c.redis != nil {
-		store = ratelimitredis.New(c.redis, "heddle:")
+	db := billingsql.NewRateCounters(c.db)
+	var store billing.SpendStore = db
+	if c.redisLink != nil {
+		store = fallbackCounters{link: c.redisLink, remote: ratelimitredis.New(c.redis, "heddle:"), local: db}
 	}
 	return admission.NewRateCounters(store, c.cfg.Capacity.SpendStaleAfter, nil)
 }
