@@ -85,7 +85,7 @@ func caller(l gateway.Limits) gateway.Caller {
 func unreachableLimiter(t *testing.T) tenancy.KeyLimiter {
 	rdb := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1, DialerRetries: 1, DialTimeout: 200 * time.Millisecond})
 	t.Cleanup(func() { rdb.Close() })
-	return ratelimitredis.New(rdb, "heddle-test:")
+	return admission.NewRateCounters(ratelimitredis.New(rdb, "heddle-test:"), 0, nil)
 }
 
 // TestAdmit covers every rule of Admit: its last call's error is checked

@@ -10,6 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/heddle-gw/heddle/admission"
 	"github.com/heddle-gw/heddle/analytics"
 	"github.com/heddle-gw/heddle/gateway"
 	"github.com/heddle-gw/heddle/llm"
@@ -127,6 +128,24 @@ func (m *metrics) watchWriter(stats func() analytics.Stats) {
 	gauge("heddle_sink_insert_failures_total", "Failed analytics insert calls.", func(s analytics.Stats) float64 { return float64(s.Failures) })
 	gauge("heddle_sink_journaled_total", "Analytics rows group-committed to the crash journal.", func(s analytics.Stats) float64 { return float64(s.Journaled) })
 	gauge("heddle_sink_journal_errors_total", "Groups of analytics rows the crash journal failed to write.", func(s analytics.Stats) float64 { return float64(s.JournalErrors) })
+}
+
+// watchRates exports the key rate-limit counters' sync state: the age of
+// the last successful sync with the shared store (checks read that store
+// directly, failing closed when they cannot, once it passes
+// HEDDLE_SPEND_STALE_AFTER) and the failed syncs.
+func (m *metrics) watchRates(stats func() admission.RateStats) {
+	m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "heddle_ratelimit_sync_age_seconds",
+		Help: "Seconds since this replica's key rate-limit counters last synced with the shared store (-1: not yet)."},
+		func() float64 {
+			if s := stats(); !s.LastSync.IsZero() {
+				return time.Since(s.LastSync).Seconds()
+			}
+			return -1
+		}))
+	m.reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "heddle_ratelimit_sync_failures_total",
+		Help: "Failed syncs of the key rate-limit counters with the shared store (Redis, else the app database)."},
+		func() float64 { return float64(stats().SyncFailures) }))
 }
 
 func (m *metrics) handler() fiber.Handler {

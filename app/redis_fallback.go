@@ -4,52 +4,56 @@ import (
 	"context"
 	"time"
 
+	"github.com/heddle-gw/heddle/admission"
+	"github.com/heddle-gw/heddle/billing"
+	billingsql "github.com/heddle-gw/heddle/billing/sqlstore"
 	"github.com/heddle-gw/heddle/dispatch"
 	"github.com/heddle-gw/heddle/routing"
-	"github.com/heddle-gw/heddle/tenancy"
+	"github.com/heddle-gw/heddle/tenancy/ratelimitredis"
 )
 
-// fallbackLimiter is the Redis key limiter while Redis answers and the
-// in-process one otherwise (limits then hold per replica).
-type fallbackLimiter struct {
-	link          *redisLink
-	remote, local tenancy.KeyLimiter
+// fallbackCounters keeps the key rate-limit counters in Redis while it
+// answers and in the app database (rate_counters) otherwise, so limits stay
+// shared by the replicas through a Redis outage. Counts made on one side are
+// not seen on the other: across a switch a key can be admitted up to its
+// limit once more in that minute.
+type fallbackCounters struct {
+	link   *redisLink
+	remote *ratelimitredis.Counters
+	local  *billingsql.Store
 }
 
-// verdict carries a limiter answer through via.
-type verdict struct {
-	ok    bool
-	retry time.Duration
+var (
+	_ billing.SpentManyReader = fallbackCounters{}
+	_ admission.Sweeper       = fallbackCounters{}
+)
+
+func (f fallbackCounters) Spent(ctx context.Context, scope string, start time.Time) (int64, error) {
+	return via(ctx, f.link,
+		func() (int64, error) { return f.remote.Spent(ctx, scope, start) },
+		func() (int64, error) { return f.local.Spent(ctx, scope, start) })
 }
 
-func (f fallbackLimiter) Allow(ctx context.Context, keyID string, rpm int, now time.Time) (bool, time.Duration, error) {
-	v, err := via(ctx, f.link,
-		func() (verdict, error) {
-			ok, r, err := f.remote.Allow(ctx, keyID, rpm, now)
-			return verdict{ok, r}, err
-		},
-		func() (verdict, error) { ok, r, err := f.local.Allow(ctx, keyID, rpm, now); return verdict{ok, r}, err })
-	return v.ok, v.retry, err
-}
-
-func (f fallbackLimiter) AddTokens(ctx context.Context, keyID string, tokens int, now time.Time) error {
+func (f fallbackCounters) Add(ctx context.Context, scope string, start time.Time, n int64) error {
 	_, err := via(ctx, f.link,
-		func() (struct{}, error) { return struct{}{}, f.remote.AddTokens(ctx, keyID, tokens, now) },
-		func() (struct{}, error) { return struct{}{}, f.local.AddTokens(ctx, keyID, tokens, now) })
+		func() (struct{}, error) { return struct{}{}, f.remote.Add(ctx, scope, start, n) },
+		func() (struct{}, error) { return struct{}{}, f.local.Add(ctx, scope, start, n) })
 	return err
 }
 
-func (f fallbackLimiter) TokensOK(ctx context.Context, keyID string, tpm int, now time.Time) (bool, time.Duration, error) {
-	v, err := via(ctx, f.link,
-		func() (verdict, error) {
-			ok, r, err := f.remote.TokensOK(ctx, keyID, tpm, now)
-			return verdict{ok, r}, err
+func (f fallbackCounters) SpentMany(ctx context.Context, start time.Time, scopes []string) (map[string]int64, error) {
+	return via(ctx, f.link,
+		func() (map[string]int64, error) {
+			return f.remote.SpentMany(ctx, start, scopes)
 		},
-		func() (verdict, error) {
-			ok, r, err := f.local.TokensOK(ctx, keyID, tpm, now)
-			return verdict{ok, r}, err
+		func() (map[string]int64, error) {
+			return f.local.SpentMany(ctx, start, scopes)
 		})
-	return v.ok, v.retry, err
+}
+
+// Sweep deletes the app database's past windows (Redis expires its own).
+func (f fallbackCounters) Sweep(ctx context.Context, before time.Time) error {
+	return f.local.Sweep(ctx, before)
 }
 
 // fallbackCache is the Redis response cache while Redis answers and an

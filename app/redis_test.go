@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -11,8 +12,10 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/heddle-gw/heddle/internal/tcpgate"
+	"github.com/heddle-gw/heddle/internal/testdb"
 	"github.com/heddle-gw/heddle/internal/testwait"
 	"github.com/heddle-gw/heddle/routing/cacheredis"
+	"github.com/heddle-gw/heddle/tenancy/ratelimitredis"
 )
 
 // testRedisAddr is the real Redis the tests use (host:port).
@@ -30,14 +33,14 @@ func testRedisAddr(t *testing.T) string {
 }
 
 // TestRedisDownFallsBackThenReconnects: Heddle wires Redis while it is
-// unreachable; rate limits and the cache work in process meanwhile, and once
-// Redis answers they go to Redis again.
+// unreachable; rate limits count through the app database and the cache
+// works in process meanwhile, and once Redis answers they go to Redis again.
 func TestRedisDownFallsBackThenReconnects(t *testing.T) {
 	addr := testRedisAddr(t)
 	gate := tcpgate.New(t, addr)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	c := &components{cfg: Config{RedisURL: "redis://" + gate.Addr() + "/0"}, logger: slog.New(slog.DiscardHandler)}
+	c := &components{cfg: Config{RedisURL: "redis://" + gate.Addr() + "/0"}, logger: slog.New(slog.DiscardHandler), db: testdb.SQLite(t).DB}
 	if err := c.openRedis(ctx); err != nil {
 		t.Fatalf("openRedis with Redis down: %v", err)
 	}
@@ -51,7 +54,7 @@ func TestRedisDownFallsBackThenReconnects(t *testing.T) {
 	for i := range 2 {
 		ok, _, err := limiter.Allow(ctx, "key_fallback", 2, now)
 		if err != nil || !ok {
-			t.Fatalf("in-process Allow %d while Redis is down: %v %v", i, ok, err)
+			t.Fatalf("Allow %d while Redis is down: %v %v", i, ok, err)
 		}
 	}
 	if ok, _, err := limiter.Allow(ctx, "key_fallback", 2, now); err != nil || ok {
@@ -76,6 +79,14 @@ func TestRedisDownFallsBackThenReconnects(t *testing.T) {
 	if v, ok, err := cacheredis.New(direct, "heddle:cache:").Get(ctx, key); err != nil || !ok || string(v) != "shared" {
 		t.Fatalf("the entry set after reconnect is not in Redis: %q %v %v", v, ok, err)
 	}
+	if err := limiter.Sync(ctx); err != nil {
+		t.Fatalf("rate counters sync after reconnect: %v", err)
+	}
+	shared := ratelimitredis.New(direct, "heddle:")
+	if n, err := shared.Spent(ctx, "r:key_fallback", now.UTC().Truncate(time.Minute)); err != nil || n != 2 {
+		t.Fatalf("the counts synced after reconnect are not in Redis: %d %v", n, err)
+	}
+	defer direct.Del(ctx, "heddle:rl:r:key_fallback:"+strconv.FormatInt(now.Unix()/60, 10))
 
 	// Redis goes away again between probes: the first failing command
 	// marks the link down and is answered in process.

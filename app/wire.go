@@ -79,7 +79,8 @@ type components struct {
 	orgRouters  *routing.OrgRouters
 	orgBudgets  *billing.OrgBudgets
 	budgets     *billing.Budgets
-	spend       *billing.SpendBuffer // behind budgets
+	spend       *billing.SpendBuffer    // behind budgets
+	rates       *admission.RateCounters // key rate limits (serveCommand runs their sync)
 	providers   map[string]dispatch.Provider
 	tracing     *tracing // nil: no OTLP endpoint, tracing off
 	contents    *analytics.Contents
@@ -164,10 +165,11 @@ func wire(ctx context.Context, cfg Config, logger *slog.Logger) (_ *components, 
 	if err = c.grantFirstOperator(ctx); err != nil {
 		return nil, err
 	}
-	limiter := c.keyLimiter()
+	c.rates = c.keyLimiter()
+	c.metrics.watchRates(c.rates.Stats)
 	c.contents = newContents(c)
 	c.training = newTraining(c)
-	guard, err := admission.New(admission.Deps{Limiter: limiter, Budgets: c.budgets, OrgBudgets: c.orgBudgets, Logger: logger})
+	guard, err := admission.New(admission.Deps{Limiter: c.rates, Budgets: c.budgets, OrgBudgets: c.orgBudgets, Logger: logger})
 	if err != nil {
 		return nil, fmt.Errorf("app: admission: %w", err)
 	}
@@ -225,9 +227,18 @@ func (c *components) wireTenancy() error {
 	return nil
 }
 
+// clickHouseBatchRows is the analytics batch size on ClickHouse (the
+// embedded store keeps the writer's 1,000: one SQLite transaction holds the
+// database's write lock while it runs).
+const clickHouseBatchRows = 10_000
+
 func (c *components) wireAnalytics(ctx context.Context) error {
 	var store analytics.Store
+	wcfg := analytics.WriterConfig{SpillDir: c.cfg.SpillDir}
 	if c.cfg.ClickHouseURL != "" {
+		// ClickHouse makes a part of every insert and merges them in the
+		// background: fewer, larger inserts cost it far less CPU.
+		wcfg.BatchSize = clickHouseBatchRows
 		// Connected in the background: Heddle serves (and spills) while
 		// ClickHouse is down.
 		s, err := newLazyClickHouse(c.cfg.ClickHouseURL, c.logger.With("component", "clickhouse"))
@@ -239,7 +250,7 @@ func (c *components) wireAnalytics(ctx context.Context) error {
 		s := anasql.New(c.db)
 		store, c.reader = s, s
 	}
-	c.writer = analytics.NewWriter(store, analytics.WriterConfig{SpillDir: c.cfg.SpillDir}, c.logger.With("component", "analytics"))
+	c.writer = analytics.NewWriter(store, wcfg, c.logger.With("component", "analytics"))
 	c.metrics.watchWriter(c.writer.Stats)
 	// The writer outlives the serve context: shutdown flushes it through
 	// Close, whereas a cancelled Start context would spill the queue to disk.
@@ -264,14 +275,16 @@ func (c *components) idempotency() dispatch.Idempotency {
 		local:  dispatch.NewMemoryIdempotency(idemredis.DefaultWindow, nil, 0)}
 }
 
-// keyLimiter counts key rate limits in Redis when it is configured (shared
-// by replicas), in process otherwise and while Redis is down.
-func (c *components) keyLimiter() tenancy.KeyLimiter {
-	local := tenancy.NewMemoryKeyLimiter()
-	if c.redisLink == nil {
-		return local
+// keyLimiter counts key rate limits per replica in memory, shared with the
+// other replicas every HEDDLE_SPEND_SYNC_INTERVAL through Redis when it is
+// configured and answers, else through the app database (rate_counters).
+func (c *components) keyLimiter() *admission.RateCounters {
+	db := billingsql.NewRateCounters(c.db)
+	var store billing.SpendStore = db
+	if c.redisLink != nil {
+		store = fallbackCounters{link: c.redisLink, remote: ratelimitredis.New(c.redis, "heddle:"), local: db}
 	}
-	return fallbackLimiter{link: c.redisLink, remote: ratelimitredis.New(c.redis, "heddle:"), local: local}
+	return admission.NewRateCounters(store, c.cfg.Capacity.SpendStaleAfter, nil)
 }
 
 // closeStores flushes the budget spend and key usage (first, each on its

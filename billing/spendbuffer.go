@@ -13,7 +13,8 @@ import (
 // directly, failing closed when it cannot be read.
 const DefaultSpendStaleAfter = 30 * time.Second
 
-// spendIdleAfter is how long a counter nobody checked stays in the view.
+// spendIdleAfter is how long a counter nobody checked stays in the view by
+// default.
 const spendIdleAfter = 10 * time.Minute
 
 // SpendBufferConfig configures a SpendBuffer.
@@ -21,6 +22,10 @@ type SpendBufferConfig struct {
 	// StaleAfter bounds the age of the view Spent serves from memory; zero
 	// means DefaultSpendStaleAfter.
 	StaleAfter time.Duration
+	// IdleAfter is how long a counter nobody checked stays in the view (and
+	// is read back by every Sync); zero means 10 minutes. Short-lived
+	// counters (rate-limit minutes) drop sooner.
+	IdleAfter time.Duration
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 }
@@ -39,6 +44,7 @@ type SpendBufferConfig struct {
 type SpendBuffer struct {
 	store      SpendStore
 	staleAfter time.Duration
+	idleAfter  time.Duration
 	now        func() time.Time
 
 	mu sync.Mutex
@@ -77,10 +83,13 @@ func NewSpendBuffer(store SpendStore, cfg SpendBufferConfig) *SpendBuffer {
 	if cfg.StaleAfter <= 0 {
 		cfg.StaleAfter = DefaultSpendStaleAfter
 	}
+	if cfg.IdleAfter <= 0 {
+		cfg.IdleAfter = spendIdleAfter
+	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return &SpendBuffer{store: store, staleAfter: cfg.StaleAfter, now: cfg.Now,
+	return &SpendBuffer{store: store, staleAfter: cfg.StaleAfter, idleAfter: cfg.IdleAfter, now: cfg.Now,
 		pending: map[spendSlot]int64{}, writing: map[spendSlot]int64{}, views: map[spendSlot]*spendView{}}
 }
 
@@ -167,7 +176,7 @@ func (b *SpendBuffer) flush(ctx context.Context) error {
 }
 
 // Sync flushes, then reads back every counter in the view (dropping those
-// nobody checked for 10 minutes). A counter whose read fails keeps its
+// nobody checked for IdleAfter). A counter whose read fails keeps its
 // older view, which Spent stops trusting after StaleAfter.
 func (b *SpendBuffer) Sync(ctx context.Context) error {
 	b.flushMu.Lock()
@@ -180,7 +189,7 @@ func (b *SpendBuffer) Sync(ctx context.Context) error {
 		if v.readAt.IsZero() {
 			continue // its first read is in flight
 		}
-		if now.Sub(v.usedAt) > spendIdleAfter && b.pending[slot] == 0 {
+		if now.Sub(v.usedAt) > b.idleAfter && b.pending[slot] == 0 {
 			delete(b.views, slot)
 			continue
 		}

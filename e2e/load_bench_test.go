@@ -180,3 +180,22 @@ func loadAverage() string {
 	b, _ := os.ReadFile("/proc/loadavg")
 	return strings.Join(strings.Fields(string(b))[:3], " ")
 }
+
+// cpuTime is the user plus system CPU time pid used so far (from
+// /proc/<pid>/stat, in clock ticks of 10 ms; 0 when unreadable).
+func cpuTime(pid int) time.Duration {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// The fields after the command name (in parentheses, which may hold
+	// spaces): utime and stime are the 12th and 13th of them.
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	if len(f) < 13 {
+		return 0
+	}
+	ut, _ := strconv.ParseInt(f[11], 10, 64)
+	st, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(ut+st) * 10 * time.Millisecond
+}

@@ -23,7 +23,8 @@ var (
 // stream, same-format (OpenAI Chat in) and translated (Anthropic Messages
 // in); N concurrent slow streams (about 2 s each) on one credential:
 // streams/s ratio and time-to-first-byte p99 against direct; and the
-// binary's RSS. Run it with -benchtime 1x (make bench). "embedded" is the
+// binary's RSS. Beside each c=32 ratio it reports Heddle's CPU time per
+// request (from /proc), which a shared machine's load moves far less. Run it with -benchtime 1x (make bench). "embedded" is the
 // default deployment (SQLite, embedded analytics); "hosted" is Postgres and
 // ClickHouse.
 func BenchmarkGatewayLoad(b *testing.B) {
@@ -71,14 +72,19 @@ func benchLoad(b *testing.B, env map[string]string) {
 			if sc.name == "c32-nonstream" && *loadProfile != "" {
 				prof = profileBinary(debug, *loadSeconds-time.Second, *loadProfile)
 			}
+			cpu0 := cpuTime(pid)
 			got := sc.via.rate(b, 32, *loadSeconds, sc.stream)
+			// Heddle's own CPU per request: unlike the ratio, it hardly
+			// depends on what else the machine runs.
+			cpuPerReq := float64((cpuTime(pid) - cpu0).Microseconds()) / (got * loadSeconds.Seconds())
 			if prof != nil {
 				if err := <-prof; err != nil {
 					b.Errorf("profile: %v", err)
 				}
 			}
 			b.ReportMetric(got/base, sc.name+"-ratio")
-			b.Logf("%s: direct %.0f req/s, heddle %.0f req/s, ratio %.3f (load %s)", sc.name, base, got, got/base, loadAverage())
+			b.ReportMetric(cpuPerReq, sc.name+"-cpu-us/req")
+			b.Logf("%s: direct %.0f req/s, heddle %.0f req/s, ratio %.3f, heddle CPU %.0f us/request (load %s)", sc.name, base, got, got/base, cpuPerReq, loadAverage())
 		}
 
 		slowDirect := loadClient{hc: newHTTPClient(), base: slow.URL, key: fakeSecret}

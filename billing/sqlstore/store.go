@@ -11,17 +11,32 @@ import (
 	"github.com/heddle-gw/heddle/billing"
 )
 
-// Store is a billing.SpendStore over the budget_spend table and a
-// billing.OrgBudgetStore over org_budgets (orgbudgets.go). Safe for
-// concurrent use, by any number of replicas sharing the database.
+// Store is a billing.SpendStore over the budget_spend table (or
+// rate_counters, see NewRateCounters) and a billing.OrgBudgetStore over
+// org_budgets (orgbudgets.go). Safe for concurrent use, by any number of
+// replicas sharing the database.
 type Store struct {
-	db *gorm.DB
+	db     *gorm.DB
+	table  string
+	upsert string
 }
 
 var _ billing.SpendStore = (*Store)(nil)
 
 // New returns a Store over db, which must be migrated.
-func New(db *gorm.DB) *Store { return &Store{db: db} }
+func New(db *gorm.DB) *Store { return newStore(db, "budget_spend") }
+
+// NewRateCounters returns a counter store over the rate_counters table (key
+// rate limits shared by replicas without Redis): the same counters per
+// scope and period, for one-minute windows, and Sweep for past ones.
+func NewRateCounters(db *gorm.DB) *Store { return newStore(db, "rate_counters") }
+
+// newStore builds the upsert that adds to a counter in one statement, so
+// concurrent writers on any replica never lose an increment.
+func newStore(db *gorm.DB, table string) *Store {
+	return &Store{db: db, table: table, upsert: "INSERT INTO " + table + ` (scope, period_start, micros) VALUES (?, ?, ?)
+ON CONFLICT (scope, period_start) DO UPDATE SET micros = ` + table + ".micros + excluded.micros"}
+}
 
 // row is one budget_spend row.
 type row struct {
@@ -36,7 +51,7 @@ func (row) TableName() string { return "budget_spend" }
 // at periodStart; 0 when nothing was recorded.
 func (s *Store) Spent(ctx context.Context, scope string, periodStart time.Time) (int64, error) {
 	var r row
-	err := s.db.WithContext(ctx).Where("scope = ? AND period_start = ?", scope, periodStart.UnixMilli()).Take(&r).Error
+	err := s.db.WithContext(ctx).Table(s.table).Where("scope = ? AND period_start = ?", scope, periodStart.UnixMilli()).Take(&r).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return 0, nil
 	}
@@ -46,15 +61,10 @@ func (s *Store) Spent(ctx context.Context, scope string, periodStart time.Time) 
 	return r.Micros, nil
 }
 
-// upsert adds to the row in one statement, so concurrent writers on any
-// replica never lose an increment.
-const upsert = `INSERT INTO budget_spend (scope, period_start, micros) VALUES (?, ?, ?)
-ON CONFLICT (scope, period_start) DO UPDATE SET micros = budget_spend.micros + excluded.micros`
-
 // Add atomically adds micros to scope's spending in the period starting at
 // periodStart.
 func (s *Store) Add(ctx context.Context, scope string, periodStart time.Time, micros int64) error {
-	if err := s.db.WithContext(ctx).Exec(upsert, scope, periodStart.UnixMilli(), micros).Error; err != nil {
+	if err := s.db.WithContext(ctx).Exec(s.upsert, scope, periodStart.UnixMilli(), micros).Error; err != nil {
 		return fmt.Errorf("sqlstore: add spend: %w", err)
 	}
 	return nil
@@ -73,7 +83,7 @@ func (s *Store) SpentMany(ctx context.Context, periodStart time.Time, scopes []s
 	for len(scopes) > 0 {
 		n := min(len(scopes), spentManyChunk)
 		var rows []row
-		err := s.db.WithContext(ctx).Where("period_start = ? AND scope IN ?", periodStart.UnixMilli(), scopes[:n]).Find(&rows).Error
+		err := s.db.WithContext(ctx).Table(s.table).Where("period_start = ? AND scope IN ?", periodStart.UnixMilli(), scopes[:n]).Find(&rows).Error
 		if err != nil {
 			return nil, fmt.Errorf("sqlstore: spent many: %w", err)
 		}
@@ -83,4 +93,12 @@ func (s *Store) SpentMany(ctx context.Context, periodStart time.Time, scopes []s
 		scopes = scopes[n:]
 	}
 	return out, nil
+}
+
+// Sweep deletes the counters of periods that started before before.
+func (s *Store) Sweep(ctx context.Context, before time.Time) error {
+	if err := s.db.WithContext(ctx).Exec("DELETE FROM "+s.table+" WHERE period_start < ?", before.UnixMilli()).Error; err != nil {
+		return fmt.Errorf("sqlstore: sweep %s: %w", s.table, err)
+	}
+	return nil
 }

@@ -31,7 +31,7 @@ var exceptions = []exception{
 	{"admission", ruleTestImport, "billing/sqlstore",
 		"the guard's money path is tested on the real budget store (SQLite and Postgres) as the app wires it"},
 	{"admission", ruleTestImport, "tenancy/ratelimitredis",
-		"the guard fails closed when the Redis limiter is unreachable: tested with the real limiter"},
+		"the rate counters are tested on the real Redis store, and the guard fails closed when it is unreachable"},
 	{"admission", ruleTestImport, "github.com/redis/go-redis/v9",
 		"the unreachable-limiter case builds a real Redis client pointed at a closed port"},
 	{"dispatch", ruleTestImport, "dispatch/provider/openai",

@@ -1,0 +1,135 @@
+package ratelimitredis_test
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/heddle-gw/heddle/tenancy/ratelimitredis"
+)
+
+// openRedis connects to the test Redis (HEDDLE_TEST_REDIS_URL) and returns a
+// unique key prefix whose keys are deleted after the test. An unreachable
+// server fails the test.
+func openRedis(t *testing.T) (*redis.Client, string) {
+	t.Helper()
+	u := os.Getenv("HEDDLE_TEST_REDIS_URL")
+	if u == "" {
+		u = "redis://127.0.0.1:6379/0"
+	}
+	opt, err := redis.ParseURL(u)
+	if err != nil {
+		t.Fatalf("HEDDLE_TEST_REDIS_URL: %v", err)
+	}
+	rdb := redis.NewClient(opt)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := rdb.Ping(ctx).Err(); err != nil {
+		rdb.Close()
+		t.Fatalf("redis unreachable at HEDDLE_TEST_REDIS_URL (%v); start it or set the variable", err)
+	}
+	b := make([]byte, 6)
+	rand.Read(b)
+	prefix := "heddle-test:" + hex.EncodeToString(b) + ":"
+	t.Cleanup(func() {
+		ctx := context.Background()
+		iter := rdb.Scan(ctx, 0, prefix+"*", 100).Iterator()
+		for iter.Next(ctx) {
+			rdb.Del(ctx, iter.Val())
+		}
+		rdb.Close()
+	})
+	return rdb, prefix
+}
+
+// TestCounters: counters start at 0, add atomically from two clients
+// (replicas), are kept per scope and window, and read back one by one or
+// many at once (missing ones absent).
+func TestCounters(t *testing.T) {
+	ctx := context.Background()
+	rdb, prefix := openRedis(t)
+	other := redis.NewClient(rdb.Options())
+	defer other.Close()
+	replicas := []*ratelimitredis.Counters{ratelimitredis.New(rdb, prefix), ratelimitredis.New(other, prefix)}
+	w := time.Now().UTC().Truncate(time.Minute)
+	if n, err := replicas[0].Spent(ctx, "r:k1", w); err != nil || n != 0 {
+		t.Fatalf("unwritten counter = %d, %v", n, err)
+	}
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 25 {
+				if err := replicas[g%2].Add(ctx, "r:k1", w, 2); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if err := replicas[1].Add(ctx, "t:k1", w, 7); err != nil {
+		t.Fatal(err)
+	}
+	if err := replicas[1].Add(ctx, "r:k1", w.Add(time.Minute), 1); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := replicas[1].Spent(ctx, "r:k1", w); err != nil || n != 400 {
+		t.Fatalf("r:k1 = %d, %v; want 400", n, err)
+	}
+	got, err := replicas[0].SpentMany(ctx, w, []string{"r:k1", "t:k1", "r:k2"})
+	if err != nil || len(got) != 2 || got["r:k1"] != 400 || got["t:k1"] != 7 {
+		t.Fatalf("SpentMany = %v, %v", got, err)
+	}
+	if got, err := replicas[0].SpentMany(ctx, w.Add(time.Minute), []string{"r:k1"}); err != nil || got["r:k1"] != 1 {
+		t.Fatalf("next window = %v, %v", got, err)
+	}
+}
+
+// TestCountersExpire: every counter lives under the prefix, names its
+// scope, and expires no later than a minute after its window.
+func TestCountersExpire(t *testing.T) {
+	ctx := context.Background()
+	rdb, prefix := openRedis(t)
+	c := ratelimitredis.New(rdb, prefix)
+	w := time.Now().UTC().Truncate(time.Minute)
+	if err := c.Add(ctx, "r:k1", w, 1); err != nil {
+		t.Fatal(err)
+	}
+	keys, err := rdb.Keys(ctx, prefix+"*").Result()
+	if err != nil || len(keys) != 1 || !strings.Contains(keys[0], "rl:r:k1:") {
+		t.Fatalf("keys = %v, %v", keys, err)
+	}
+	ttl, err := rdb.PTTL(ctx, keys[0]).Result()
+	left := time.Until(w.Add(2 * time.Minute))
+	if err != nil || ttl > left+time.Second || ttl < left-5*time.Second {
+		t.Fatalf("PTTL = %s (%v), want about %s (the window's rest + 60 s)", ttl, err, left)
+	}
+}
+
+// TestUnreachableRedisIsAnError: no call silently succeeds when Redis is
+// down.
+func TestUnreachableRedisIsAnError(t *testing.T) {
+	rdb := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1, DialerRetries: 1, DialTimeout: 200 * time.Millisecond})
+	defer rdb.Close()
+	c := ratelimitredis.New(rdb, "heddle-test:")
+	ctx := context.Background()
+	w := time.Now().Truncate(time.Minute)
+	if _, err := c.Spent(ctx, "r:k", w); err == nil {
+		t.Fatal("Spent succeeded")
+	}
+	if err := c.Add(ctx, "r:k", w, 1); err == nil {
+		t.Fatal("Add succeeded")
+	}
+	if _, err := c.SpentMany(ctx, w, []string{"r:k"}); err == nil {
+		t.Fatal("SpentMany succeeded")
+	}
+}
