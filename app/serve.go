@@ -16,12 +16,6 @@ import (
 	"github.com/heddle-gw/heddle/tenancy"
 )
 
-// defaultGCPercent is the collector's target when GOGC is not set: the
-// live heap is small and every request allocates,
-// so collecting at 3x instead of 2x the live heap cuts the collector's CPU
-// for a few tens of MiB of RSS (README "Capacity under agent load").
-const defaultGCPercent = 200
-
 // serveCommand runs the gateway and console until ctx is cancelled, then
 // shuts down gracefully: stop accepting, finish in-flight requests and
 // streams up to HEDDLE_SHUTDOWN_TIMEOUT, flush the analytics writer.
@@ -29,9 +23,6 @@ func serveCommand(ctx context.Context, getenv func(string) string, environ []str
 	cfg, err := LoadConfig(getenv)
 	if err != nil {
 		return err
-	}
-	if getenv("GOGC") == "" {
-		debug.SetGCPercent(defaultGCPercent)
 	}
 	logger := newLogger(stderr, cfg.LogLevel)
 	for _, u := range unknownVariables(environ) {
