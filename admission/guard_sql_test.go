@@ -11,11 +11,11 @@ import (
 
 	"github.com/heddle-gw/heddle/admission"
 	"github.com/heddle-gw/heddle/billing"
+	"github.com/heddle-gw/heddle/billing/billingtest"
 	billingsql "github.com/heddle-gw/heddle/billing/sqlstore"
 	"github.com/heddle-gw/heddle/gateway"
 	"github.com/heddle-gw/heddle/internal/testdb"
 	"github.com/heddle-gw/heddle/internal/testwait"
-	"github.com/heddle-gw/heddle/tenancy"
 )
 
 // TestGuardOrgBudgets runs the guard over the real budget tables: an
@@ -29,7 +29,7 @@ func TestGuardOrgBudgets(t *testing.T) {
 		logs := &lockedBuffer{}
 		store := billingsql.New(d.DB)
 		orgs := billing.NewOrgBudgets(store, billing.OrgBudgetsConfig{Now: func() time.Time { return now }})
-		g, err := admission.New(admission.Deps{Limiter: tenancy.NewMemoryKeyLimiter(), Budgets: billing.NewBudgets(store, billing.BudgetsConfig{}),
+		g, err := admission.New(admission.Deps{Limiter: admission.NewRateCounters(billingtest.NewMemory(nil), 0, nil), Budgets: billing.NewBudgets(store, billing.BudgetsConfig{}),
 			OrgBudgets: orgs, Logger: slog.New(slog.NewJSONHandler(logs, nil))})
 		if err != nil {
 			t.Fatal(err)

@@ -177,7 +177,7 @@ func TestAdmit(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var l tenancy.KeyLimiter = tenancy.NewMemoryKeyLimiter()
+			var l tenancy.KeyLimiter = admission.NewRateCounters(billingtest.NewMemory(nil), 0, nil)
 			if tt.limiter != nil {
 				l = tt.limiter(t)
 			}
@@ -223,7 +223,7 @@ func TestAdmit(t *testing.T) {
 // prefix only.
 func TestSettle(t *testing.T) {
 	ctx := context.Background()
-	e := newEnv(t, tenancy.NewMemoryKeyLimiter())
+	e := newEnv(t, admission.NewRateCounters(billingtest.NewMemory(nil), 0, nil))
 	c := caller(gateway.Limits{TPM: 100})
 	e.guard.Settle(c, 70, 60, now)
 	e.guard.Settle(c, 0, 0, now)
@@ -259,7 +259,7 @@ func TestSettle(t *testing.T) {
 }
 
 func TestNewRequiresEveryDependency(t *testing.T) {
-	_, err := admission.New(admission.Deps{Limiter: tenancy.NewMemoryKeyLimiter()})
+	_, err := admission.New(admission.Deps{Limiter: admission.NewRateCounters(billingtest.NewMemory(nil), 0, nil)})
 	if !errors.Is(err, admission.ErrMissingDependency) {
 		t.Fatalf("err = %v, want ErrMissingDependency", err)
 	}
