@@ -7,58 +7,35 @@ import (
 )
 
 // Predictor is the per-query model of a ScorerPredictor bundle: for every
-// model, the probability p that it answers the query well, from the query's
-// embedding and its standardised QueryFeatures. Quality is mapped back to
-// the training scores' units as QMin + p*(QMax-QMin). Two forms exist:
-//
-//   - FormStacked (what training writes): a shared ridge regression gives
-//     the query's expected score over all models, t (its "easiness"); per
-//     model a ridge regression gives r, the model's own linear estimate; and
-//     p = sigmoid(Stack[m] . (r, t, t*t, 1)), a logistic fitted on
-//     out-of-fold r and t. The t*t term lets a model's edge peak at middling
-//     queries (every model answers the easy ones, none the hardest).
-//   - FormLogistic ("", bundles written before the stacked form): per model
-//     a logistic regression with the shared difficulty logit d as an input,
-//     then a Platt calibration (CalA, CalB).
+// model, an L2-regularised logistic regression from the query's embedding
+// and its standardised QueryFeatures to the probability that the model
+// answers well, followed by a Platt calibration fitted on held-out training
+// data. Quality is mapped back to the training scores' units as
+// QMin + p*(QMax-QMin).
 type Predictor struct {
 	// FeatureVersion is the QueryFeatures layout the weights expect.
 	FeatureVersion int `json:"feature_version"`
-	// Form is FormStacked or FormLogistic ("").
-	Form string `json:"form,omitempty"`
 	// Mean and Scale standardise the cheap features: (f-Mean)/Scale.
 	Mean  []float64 `json:"mean"`
 	Scale []float64 `json:"scale"`
-	// Shared is the regression shared by all models, trained on every
-	// model's results at once: Dim embedding weights, then
-	// QueryFeatureCount feature weights, then the bias. Its output d is the
-	// stacked form's t or the logistic form's difficulty logit.
+	// Shared is the difficulty regression shared by all models, trained on
+	// every model's results at once: Dim embedding weights, then
+	// QueryFeatureCount feature weights, then the bias. Its logit is the
+	// shared difficulty d.
 	Shared []float32 `json:"shared"`
 	// Weights, aligned with Bundle.Models: Dim embedding weights, then
-	// QueryFeatureCount feature weights, then (logistic form only) the
-	// weight of d, then the bias.
+	// QueryFeatureCount feature weights, then the weight of d, then the
+	// bias.
 	Weights [][]float32 `json:"weights"`
-	// Stack (stacked form), aligned with Models: the logistic's weights of
-	// r, t, t*t and its bias.
-	Stack [][]float64 `json:"stack,omitempty"`
-	// CalA and CalB (logistic form), aligned with Models: p =
-	// sigmoid(CalA*z + CalB) for the regression's logit z.
-	CalA []float64 `json:"cal_a,omitempty"`
-	CalB []float64 `json:"cal_b,omitempty"`
+	// CalA and CalB, aligned with Models: p = sigmoid(CalA*z + CalB) for the
+	// regression's logit z.
+	CalA []float64 `json:"cal_a"`
+	CalB []float64 `json:"cal_b"`
 	// QMin and QMax are the range of the training scores (0 and 1 for
 	// correctness data).
 	QMin float64 `json:"q_min"`
 	QMax float64 `json:"q_max"`
 }
-
-// Predictor forms (Predictor.Form).
-const (
-	FormLogistic = ""
-	FormStacked  = "stacked"
-)
-
-// StackTerms is the length of a stacked predictor's Stack rows: the weights
-// of r, t, t*t and the bias.
-const StackTerms = 4
 
 // check validates p for a bundle of models models and dim dimensions.
 func (p *Predictor) check(models, dim int) error {
@@ -76,31 +53,7 @@ func (p *Predictor) check(models, dim int) error {
 			return fmt.Errorf("predictor feature %d has a bad mean or scale", i)
 		}
 	}
-	perModel := dim + QueryFeatureCount + 2 // logistic: the weight of d and the bias
-	switch p.Form {
-	case FormLogistic:
-		if len(p.CalA) != models || len(p.CalB) != models || p.Stack != nil {
-			return fmt.Errorf("logistic predictor has calibrations for %d/%d models, want %d (and no stack)", len(p.CalA), len(p.CalB), models)
-		}
-	case FormStacked:
-		perModel = dim + QueryFeatureCount + 1
-		if len(p.Stack) != models || p.CalA != nil || p.CalB != nil {
-			return fmt.Errorf("stacked predictor has a stack for %d models, want %d (and no calibration)", len(p.Stack), models)
-		}
-		for m, st := range p.Stack {
-			if len(st) != StackTerms {
-				return fmt.Errorf("predictor model %d has %d stack weights, want %d", m, len(st), StackTerms)
-			}
-			for _, x := range st {
-				if !finite(x) {
-					return fmt.Errorf("predictor model %d has a non-finite stack weight", m)
-				}
-			}
-		}
-	default:
-		return fmt.Errorf("unknown predictor form %q", p.Form)
-	}
-	if len(p.Weights) != models {
+	if len(p.Weights) != models || len(p.CalA) != models || len(p.CalB) != models {
 		return fmt.Errorf("predictor has weights for %d models, want %d", len(p.Weights), models)
 	}
 	if len(p.Shared) != dim+QueryFeatureCount+1 {
@@ -112,15 +65,15 @@ func (p *Predictor) check(models, dim int) error {
 		}
 	}
 	for m, w := range p.Weights {
-		if len(w) != perModel {
-			return fmt.Errorf("predictor model %d has %d weights, want %d", m, len(w), perModel)
+		if len(w) != dim+QueryFeatureCount+2 {
+			return fmt.Errorf("predictor model %d has %d weights, want %d", m, len(w), dim+QueryFeatureCount+2)
 		}
 		for _, x := range w {
 			if !finite(float64(x)) {
 				return fmt.Errorf("predictor model %d has a non-finite weight", m)
 			}
 		}
-		if p.Form == FormLogistic && (!finite(p.CalA[m]) || !finite(p.CalB[m])) {
+		if !finite(p.CalA[m]) || !finite(p.CalB[m]) {
 			return fmt.Errorf("predictor model %d has a non-finite calibration", m)
 		}
 	}
@@ -163,26 +116,23 @@ func linear(w []float32, vec []float32, z *[QueryFeatureCount]float64) float64 {
 	return s
 }
 
-// Difficulty is the shared regression's output d for the query (z from
-// Standardise): the stacked form's t, the logistic form's logit.
+// Difficulty is the shared regression's logit d for the query (z from
+// Standardise).
 func (p *Predictor) Difficulty(vec []float32, z *[QueryFeatureCount]float64) float64 {
 	return linear(p.Shared, vec, z) + float64(p.Shared[len(p.Shared)-1])
 }
 
-// Quality is model m's calibrated expected quality for the query whose
-// shared output is d (Difficulty), in the training scores' units (z from
-// Standardise).
-func (p *Predictor) Quality(m int, vec []float32, z *[QueryFeatureCount]float64, d float64) float64 {
+// Logit is model m's uncalibrated logit for the query, given its
+// difficulty d (z from Standardise).
+func (p *Predictor) Logit(m int, vec []float32, z *[QueryFeatureCount]float64, d float64) float64 {
 	w := p.Weights[m]
-	var prob float64
-	if p.Form == FormStacked {
-		r := linear(w, vec, z) + float64(w[len(w)-1])
-		st := p.Stack[m]
-		prob = Sigmoid(st[0]*r + st[1]*d + st[2]*d*d + st[3])
-	} else {
-		logit := linear(w, vec, z) + float64(w[len(w)-2])*d + float64(w[len(w)-1])
-		prob = Sigmoid(p.CalA[m]*logit + p.CalB[m])
-	}
+	return linear(w, vec, z) + float64(w[len(w)-2])*d + float64(w[len(w)-1])
+}
+
+// Quality is model m's calibrated expected quality for the query with
+// difficulty d, in the training scores' units (z from Standardise).
+func (p *Predictor) Quality(m int, vec []float32, z *[QueryFeatureCount]float64, d float64) float64 {
+	prob := Sigmoid(p.CalA[m]*p.Logit(m, vec, z, d) + p.CalB[m])
 	return p.QMin + prob*(p.QMax-p.QMin)
 }
 
