@@ -17,7 +17,6 @@ const (
 	DefaultPredictorEpochs     = 400
 	DefaultPredictorPatience   = 25
 	DefaultPredictorValidation = 0.2
-	DefaultPredictorBags       = 1
 )
 
 // PredictorConfig tunes the per-query predictor's training. Zero values take
@@ -35,9 +34,6 @@ type PredictorConfig struct {
 	// Validation is the share of the training samples held out for early
 	// stopping and calibration.
 	Validation float64
-	// Bags is the number of trainings on differently seeded splits whose
-	// calibrated logits are averaged (1: a single training).
-	Bags int
 }
 
 func (c *PredictorConfig) defaults() {
@@ -55,9 +51,6 @@ func (c *PredictorConfig) defaults() {
 	}
 	if c.Validation <= 0 || c.Validation >= 1 {
 		c.Validation = DefaultPredictorValidation
-	}
-	if c.Bags <= 0 {
-		c.Bags = DefaultPredictorBags
 	}
 }
 
@@ -105,93 +98,35 @@ func trainPredictor(ctx context.Context, samples []Sample, models []string, vecs
 		p.QMax = p.QMin + 1
 	}
 	p.Mean, p.Scale = standardisation(feats)
-	if cfg.Bags == 1 {
-		b, err := trainBag(ctx, buildDesign(samples, models, vecs, feats, p, seed, cfg.Validation), len(models), cfg)
-		if err != nil {
-			return nil, err
-		}
-		p.Shared = make([]float32, 0, len(b.shared)-1)
-		for i, x := range b.shared {
-			if i != len(b.shared)-2 {
-				p.Shared = append(p.Shared, float32(round(x, 6)))
-			}
-		}
-		p.Weights = make([][]float32, len(models))
-		p.CalA, p.CalB = make([]float64, len(models)), make([]float64, len(models))
-		for m, w := range b.weights {
-			p.Weights[m] = make([]float32, len(w))
-			for i, x := range w {
-				p.Weights[m][i] = float32(round(x, 6))
-			}
-			p.CalA[m], p.CalB[m] = round(b.calA[m], 9), round(b.calB[m], 9)
-		}
-		return p, nil
+	d := buildDesign(samples, models, vecs, feats, p, seed, cfg.Validation)
+	// The shared difficulty first (its d column still 0, so its weight stays
+	// 0), then every row's d, then the models.
+	shared := fitLogistic(d, len(models), cfg)
+	dcol := len(shared) - 2
+	for _, row := range d.x {
+		row[dcol] = float32(dot(shared, row))
 	}
-	// Bagging: every bag is a full training on its own seeded split. A bag's
-	// calibrated logit is linear in the query's columns (the shared
-	// difficulty is one more linear term), so the bags' logits are averaged
-	// by averaging their folded weights: one regression per model, Shared
-	// zero, CalA 1, CalB 0. The decision costs what a single bag's does.
-	cols := len(vecs[0]) + routing.QueryFeatureCount + 2
-	dcol := cols - 2
-	sum := make([][]float64, len(models))
-	for m := range sum {
-		sum[m] = make([]float64, cols)
-	}
-	for k := range cfg.Bags {
-		bagSeed := seed + uint64(k)*0x9e3779b97f4a7c15
-		b, err := trainBag(ctx, buildDesign(samples, models, vecs, feats, p, bagSeed, cfg.Validation), len(models), cfg)
-		if err != nil {
-			return nil, err
-		}
-		for m, w := range b.weights {
-			a, wd := b.calA[m], w[dcol]
-			for i := range w {
-				if i != dcol {
-					sum[m][i] += a * (w[i] + wd*b.shared[i]) / float64(cfg.Bags)
-				}
-			}
-			sum[m][cols-1] += b.calB[m] / float64(cfg.Bags)
+	p.Shared = make([]float32, 0, len(shared)-1)
+	for i, x := range shared {
+		if i != dcol {
+			p.Shared = append(p.Shared, float32(round(x, 6)))
 		}
 	}
-	p.Shared = make([]float32, cols-1)
 	p.Weights = make([][]float32, len(models))
 	p.CalA, p.CalB = make([]float64, len(models)), make([]float64, len(models))
-	for m, w := range sum {
-		p.Weights[m] = make([]float32, cols)
-		for i, x := range w {
-			p.Weights[m][i] = float32(round(x, 6))
-		}
-		p.CalA[m] = 1
-	}
-	return p, nil
-}
-
-// bag is one training of the logistic predictor on one split, in the
-// design's columns (the embedding, the features, d, the bias).
-type bag struct {
-	shared     []float64
-	weights    [][]float64
-	calA, calB []float64
-}
-
-// trainBag fits the shared difficulty (its d column still 0, so its weight
-// stays 0), writes every row's d, then fits and calibrates every model.
-func trainBag(ctx context.Context, d *predictorData, models int, cfg PredictorConfig) (*bag, error) {
-	b := &bag{shared: fitLogistic(d, models, cfg), weights: make([][]float64, models),
-		calA: make([]float64, models), calB: make([]float64, models)}
-	dcol := len(b.shared) - 2
-	for _, row := range d.x {
-		row[dcol] = float32(dot(b.shared, row))
-	}
 	for m := range models {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		b.weights[m] = fitLogistic(d, m, cfg)
-		b.calA[m], b.calB[m] = platt(d, m, b.weights[m])
+		w := fitLogistic(d, m, cfg)
+		p.CalA[m], p.CalB[m] = platt(d, m, w)
+		p.Weights[m] = make([]float32, len(w))
+		for i, x := range w {
+			p.Weights[m][i] = float32(round(x, 6))
+		}
+		p.CalA[m], p.CalB[m] = round(p.CalA[m], 9), round(p.CalB[m], 9)
 	}
-	return b, nil
+	return p, nil
 }
 
 // standardisation returns each feature's mean and standard deviation over
