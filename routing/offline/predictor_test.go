@@ -139,11 +139,11 @@ func TestSelectScorer(t *testing.T) {
 		t.Fatalf("chose %q from %+v", got.Scorer, results)
 	}
 	for _, r := range results {
-		if len(r.APGR) != SelectionFolds {
+		if len(r.APGR) != SelectionFolds*SelectionRepeats {
 			t.Fatalf("%s: %d folds", r.Scorer, len(r.APGR))
 		}
 	}
-	if !strings.HasPrefix(got.Selection, "scorer chosen by 3-fold cross-validation on the training data (mean held-out APGR): predictor ") {
+	if !strings.HasPrefix(got.Selection, "scorer chosen by 3-fold cross-validation over 3 seeded splits of the training data (mean held-out APGR): predictor ") {
 		t.Fatalf("selection note %q", got.Selection)
 	}
 	few, _, err := ResolveScorer(ctx, cfg, hardEasySamples(5, 5), lexicalFactory)
