@@ -40,6 +40,15 @@ type Funding struct {
 	BYOK map[string]bool
 }
 
+// allows reports whether a target of model on provider may run under f:
+// on the organisation's own credential, on a platform credential the plan
+// allows for model, or on a provider the plan does not name at all (its
+// own models' providers; a missing credential fails at dispatch). A plan
+// that names provider for other models only forbids it.
+func (f Funding) allows(provider, model string) bool {
+	return f.Plan == nil || f.BYOK[provider] || f.Plan.AllowsPlatform(provider, model) || !f.Plan.ListsProvider(provider)
+}
+
 // WithCredits adds the credits stage: before dispatch it reserves the
 // maximum cost of a turn that would run on a platform credential (402
 // billing.insufficient_credits when the balance cannot cover it, nothing
@@ -114,18 +123,17 @@ func (s creditStage) run(ctx context.Context, p *pass) error {
 	var most int64
 	kept := p.res.plan.Targets[:0:0]
 	for _, t := range p.res.plan.Targets {
-		switch {
-		case f.BYOK[t.Provider]:
-		case f.Plan.AllowsPlatform(t.Provider, t.Model):
+		if !f.allows(t.Provider, t.Model) {
+			continue // the provider is on the plan, this model is not
+		}
+		if !f.BYOK[t.Provider] && f.Plan.AllowsPlatform(t.Provider, t.Model) {
 			allowed[t.Provider] = true
 			most = max(most, s.maxCost(t, p.upstream(), p.res.model.MaxOutput))
-		case f.Plan.ListsProvider(t.Provider):
-			continue // the provider is on the plan, this model is not
 		}
 		kept = append(kept, t)
 	}
 	if len(kept) == 0 {
-		return fmt.Errorf("%w: %s (not on the organisation's plan)", ErrNoBinding, p.res.model.ID)
+		return fmt.Errorf("%w: %s", ErrNotOnPlan, p.res.model.ID)
 	}
 	p.res.plan.Targets = kept
 	if len(allowed) == 0 {

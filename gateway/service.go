@@ -120,7 +120,7 @@ func New(cfg Config, d Deps, opts ...Option) (*Service, error) {
 	plans := planner{catalog: d.Catalog, maxAttempts: cfg.MaxAttempts}
 	s := &Service{d: d, cfg: cfg, plans: plans}
 	s.policy = policyStage{routers: d.Routers, catalog: d.Catalog, plans: plans, tenant: o.tenant, baseline: baseline}
-	s.route = routeStage{catalog: d.Catalog, plans: plans, providers: o.providers, alpha: cfg.DefaultAlpha, embedBytes: cfg.EmbedBytes}
+	s.route = routeStage{catalog: d.Catalog, plans: plans, providers: o.providers, credits: o.credits, alpha: cfg.DefaultAlpha, embedBytes: cfg.EmbedBytes}
 	guard := admitStage{guard: o.guard}
 	s.in = append(s.in, scopeStage{})
 	if o.guard != nil {
