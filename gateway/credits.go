@@ -9,7 +9,6 @@ import (
 
 	"github.com/heddle-gw/heddle/credits"
 	"github.com/heddle-gw/heddle/dispatch"
-	"github.com/heddle-gw/heddle/llm"
 )
 
 // Credits funds turns that run on platform credentials (SPEC 9, hosted
@@ -128,7 +127,7 @@ func (s creditStage) run(ctx context.Context, p *pass) error {
 		}
 		if !f.BYOK[t.Provider] && f.Plan.AllowsPlatform(t.Provider, t.Model) {
 			allowed[t.Provider] = true
-			most = max(most, s.maxCost(t, p.upstream(), p.res.model.MaxOutput))
+			most = max(most, s.maxCost(t, p))
 		}
 		kept = append(kept, t)
 	}
@@ -147,14 +146,21 @@ func (s creditStage) run(ctx context.Context, p *pass) error {
 	return nil
 }
 
-// maxCost bounds what t can cost for req at catalog prices: input at one
-// token per prompt byte (an upper bound for byte-level tokenizers) at the
-// dearer of the input and cache-write prices, output at the request's max
-// tokens, else the model's maximum (for a name the catalog lacks, such as
-// a pass-through, fallbackOut: the maximum of the model it is priced as).
-func (s creditStage) maxCost(t dispatch.Target, req *llm.Request, fallbackOut int) int64 {
+// maxCost bounds what t can cost for p's request at catalog prices:
+// input at one token per prompt byte (an upper bound for byte-level
+// tokenizers) at the dearer of the input and cache-write prices, output at
+// the request's max tokens, else the model's maximum (for a name the
+// catalog lacks, such as a pass-through: the maximum of the model it is
+// priced as). An embeddings request is input only: one token per byte of
+// the body sent upstream.
+func (s creditStage) maxCost(t dispatch.Target, p *pass) int64 {
 	price := s.pricer.price(t)
-	out := fallbackOut
+	if p.embed != nil {
+		cost := float64(len(p.embed.wire.body)) * price.Input / 1e6
+		return int64(cost*1e6) + 1
+	}
+	req := p.upstream()
+	out := p.res.model.MaxOutput
 	if m, err := s.pricer.Catalog.Lookup(t.Model); err == nil {
 		out = m.MaxOutput
 	}

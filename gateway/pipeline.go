@@ -56,6 +56,7 @@ type pass struct {
 	res     *resolution  // route (pin may change it)
 	send    *llm.Request // pin: the request after a handover (nil: req)
 	credit  creditTurn   // credits: the turn's funding and hold
+	embed   *embedTurn   // embed: an embeddings request's wire (nil: a turn)
 
 	answered bool             // cache: served from the cache
 	result   *dispatch.Result // dispatch

@@ -155,12 +155,15 @@ func New(cfg Config, d Deps, opts ...Option) (*Service, error) {
 	}
 	s.end = append(s.end, recordStage{recorder: d.Recorder, classify: d.Classify})
 	s.embedIn = append(s.embedIn, scopeStage{})
-	s.embedEnd = append(s.embedEnd, accountStage{pricer: Pricer{Catalog: d.Catalog}})
 	if o.guard != nil {
-		s.embedIn, s.embedEnd = append(s.embedIn, guard), append(s.embedEnd, guard)
+		s.embedIn = append(s.embedIn, guard)
 	}
-	s.embedIn = append(s.embedIn, embedStage{codecs: d.Codecs, catalog: d.Catalog, routers: d.Routers, executor: d.Executor, attempts: cfg.MaxAttempts})
-	s.embedEnd = append(s.embedEnd, recordStage{recorder: d.Recorder, classify: d.Classify})
+	s.embedIn = append(s.embedIn, embedStage{codecs: d.Codecs, catalog: d.Catalog, routers: d.Routers, attempts: cfg.MaxAttempts})
+	if o.credits != nil {
+		s.embedIn = append(s.embedIn, credit)
+	}
+	s.embedIn = append(s.embedIn, embedDispatchStage{executor: d.Executor})
+	s.embedEnd = s.end // account, credit settlement, settle, record
 	return s, nil
 }
 
