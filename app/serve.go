@@ -91,7 +91,7 @@ func analyticsKind(cfg Config) string {
 // newServer builds the fiber app with every surface mounted.
 func newServer(c *components) *fiber.App {
 	data := httpapi.New(httpapi.Deps{
-		Service: c.service, Auth: c.tracing.auth(authAdapter{a: c.auth, plans: c.credits, budgets: c.orgBudgets}), Catalog: c.catalog, Logger: c.logger.With("component", "httpapi"),
+		Service: c.service, Auth: c.tracing.auth(authAdapter{a: c.auth, plans: c.credits, budgets: c.orgBudgets, orgDefault: c.cfg.Capacity.OrgConcurrency}), Catalog: c.catalog, Logger: c.logger.With("component", "httpapi"),
 		Ready:   c.readiness,
 		Metrics: c.metrics.handler(),
 		Observe: c.tracing.observe(c.metrics.observe),

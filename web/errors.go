@@ -83,6 +83,7 @@ var errorTable = []errorKind{
 	{gateway.ErrNoBinding, fiber.StatusUnprocessableEntity, "routing.no_binding", "no provider the organisation can use serves this model"},
 	{routing.ErrNoEligible, fiber.StatusUnprocessableEntity, "routing.no_eligible_model", "no model is eligible: add a provider credential or relax the allow list"},
 	{routing.ErrUnavailable, fiber.StatusServiceUnavailable, "routing.unavailable", "the router cannot decide right now; retry"},
+	{errAboveOperatorLimit, fiber.StatusUnprocessableEntity, "billing.concurrency_above_limit", ""},
 	{billing.ErrInvalidBudgetSettings, fiber.StatusBadRequest, "billing.invalid_budget", ""},
 	{billing.ErrBudgetUnavailable, fiber.StatusServiceUnavailable, "billing.unavailable", "budgets cannot be read right now; retry"},
 	{tenantmodel.ErrProviderInUse, fiber.StatusConflict, "tenantmodel.provider_in_use", "the provider still has models; delete them first"},
