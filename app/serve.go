@@ -48,7 +48,7 @@ func serveCommand(ctx context.Context, getenv func(string) string, environ []str
 	trained := make(chan struct{}) // closed when the training queue stopped and marked its jobs
 	go func() { c.training.Run(ctx); close(trained) }()
 	go runContentJanitor(ctx, c.contents, cfg.ContentJanitorInterval, logger.With("component", "content"))
-	go runReservationJanitor(ctx, c.credits, 5*time.Minute, logger.With("component", "credits"))
+	go runReservationJanitor(ctx, c.credits, 5*time.Minute, logger.With("component", "credits"), c.metrics.staleSettled)
 	// Spend keeps syncing through the drain; closeStores flushes the rest.
 	spendCtx, stopSpend := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopSpend()

@@ -189,7 +189,7 @@ func (s creditStage) finish(p *pass, _ error) {
 		retryLedger(ctx, func(ctx context.Context) error { return s.credits.Settle(ctx, ct.hold, use) })
 		return
 	case ct.hold != nil:
-		_ = s.credits.Release(ctx, ct.hold)
+		retryLedger(ctx, func(ctx context.Context) error { return s.credits.Release(ctx, ct.hold) })
 	}
 	if served && !platform && ct.funding.BYOK[p.result.Served.Provider] {
 		use := credits.Use{Micros: ct.funding.Plan.Fee(p.rec.CostMicros), Model: p.result.Served.Model, KeyID: p.t.Caller.KeyID}
@@ -197,11 +197,11 @@ func (s creditStage) finish(p *pass, _ error) {
 	}
 }
 
-// ledgerTries bounds the attempts at a served call's debit (a settlement
-// or a BYOK fee). Each is idempotent (one debit per request id; a
+// ledgerTries bounds the attempts at ending a turn's hold (a settlement or
+// a release) or a BYOK fee. Each is idempotent (one debit per request id; a
 // reservation ends once), so a ledger that is briefly unavailable is
-// retried: a settlement given up on leaves its hold, which is later
-// released without a debit, so the call would go unpaid.
+// retried: a hold given up on is settled at its reservation by the stale
+// sweep (credits.Service.SettleStale), the most the call could cost.
 const ledgerTries = 3
 
 // retryLedger runs debit until it succeeds, fails other than with

@@ -306,3 +306,36 @@ func TestRoutedCandidatesFollowThePlan(t *testing.T) {
 		})
 	}
 }
+
+// panicExec reserves nothing itself: it takes the platform credential the
+// credits stage reserved for, then panics, as a bug in a provider adapter
+// would.
+type panicExec struct{ answerExec }
+
+func (panicExec) Run(ctx context.Context, _ dispatch.Meta, plan dispatch.Plan, _ *dispatch.Operation, _ dispatch.StreamWriter) (*dispatch.Result, error) {
+	UsePlatform(ctx, plan.Targets[0].Provider)
+	panic("adapter bug")
+}
+
+// TestCreditsHoldEndsWhenATurnPanics: a turn that panics after its
+// reservation still ends its hold (released: nothing was served) before
+// the panic goes on to the edge, instead of leaving it for the stale sweep.
+func TestCreditsHoldEndsWhenATurnPanics(t *testing.T) {
+	plan := &credits.Plan{ID: "p", Providers: []string{"openai"}, MultiplierBP: 10000}
+	fc := &fakeCredits{funding: Funding{Plan: plan}, balance: 1 << 40}
+	s := testService(t, Config{}, Deps{Executor: panicExec{}}, WithCredits(fc))
+	body := `{"model":"gpt-5-mini","max_tokens":100,"messages":[{"role":"user","content":"hi"}]}`
+	turn := &Turn{RequestID: "req-1", Received: time.Now(), Format: llm.FormatChat, Body: []byte(body),
+		Caller: Caller{OrgID: "org", KeyID: "key", Scopes: []string{"inference"}}}
+	var recovered any
+	func() {
+		defer func() { recovered = recover() }()
+		_ = s.Serve(context.Background(), turn, &captureOutput{})
+	}()
+	if recovered != "adapter bug" {
+		t.Fatalf("recovered %v, want the panic to reach the caller", recovered)
+	}
+	if len(fc.reserved) != 1 || fc.released != 1 || len(fc.settled) != 0 {
+		t.Fatalf("reserved %v released %d settled %v, want the hold released", fc.reserved, fc.released, fc.settled)
+	}
+}

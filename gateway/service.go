@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 
@@ -176,11 +177,29 @@ func (s *Service) Codec(f llm.Format) llm.Codec { return s.d.Codecs[f] }
 // reported to the client inside the stream.
 func (s *Service) Serve(ctx context.Context, t *Turn, out Output) error {
 	p := newPass(t, out)
+	defer finishOnPanic(s.end, p)
 	err := s.serve(ctx, p)
 	for _, f := range s.end {
 		f.finish(p, err)
 	}
 	return err
+}
+
+// errPanicked is what the finishers of a turn that panicked are told.
+var errPanicked = errors.New("gateway: the turn panicked")
+
+// finishOnPanic runs end for a turn that panicked (so its credit hold is
+// settled or released, its budget and record kept, never left for the
+// stale sweep), then lets the panic go on to the edge's recover.
+func finishOnPanic(end []finisher, p *pass) {
+	r := recover()
+	if r == nil {
+		return
+	}
+	for _, f := range end {
+		f.finish(p, errPanicked)
+	}
+	panic(r)
 }
 
 func (s *Service) serve(ctx context.Context, p *pass) error {
