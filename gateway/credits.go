@@ -174,12 +174,12 @@ func (s creditStage) maxCost(t dispatch.Target, p *pass) int64 {
 
 // finish settles or releases the turn's hold (after account priced it),
 // or charges the plan's BYOK fee on a turn its own credential served.
-func (s creditStage) finish(p *pass, _ error) {
+func (s creditStage) finish(ctx context.Context, p *pass, _ error) {
 	ct := p.credit
 	if ct.funding.Plan == nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	served := p.result != nil && p.result.Shared == dispatch.SharedNone && p.result.Attempts > 0
 	platform := served && ct.use != nil && ct.use.usedFor(p.result.Served.Provider)

@@ -20,7 +20,7 @@ const RouteEmbeddings = "embeddings"
 // Guard) and record, as for a turn. Errors are as Serve's before Commit.
 func (s *Service) Embed(ctx context.Context, t *Turn, out Output) error {
 	p := newPass(t, out)
-	defer finishOnPanic(s.embedEnd, p)
+	defer finishOnPanic(context.WithoutCancel(ctx), s.embedEnd, p)
 	var err error
 	for _, st := range s.embedIn {
 		if err = st.run(ctx, p); err != nil {
@@ -28,7 +28,7 @@ func (s *Service) Embed(ctx context.Context, t *Turn, out Output) error {
 		}
 	}
 	for _, f := range s.embedEnd {
-		f.finish(p, err)
+		f.finish(context.WithoutCancel(ctx), p, err)
 	}
 	return err
 }

@@ -26,9 +26,10 @@ type follower interface {
 }
 
 // finisher runs for every turn, answered or failed, in order: account,
-// settle, record. It must not block.
+// settle, record. It must not block beyond its own timeouts; ctx is the
+// turn's without its cancellation (traces and log fields stay).
 type finisher interface {
-	finish(p *pass, err error)
+	finish(ctx context.Context, p *pass, err error)
 }
 
 // pass is one turn on its way through the pipeline: what the stages

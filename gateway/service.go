@@ -177,10 +177,10 @@ func (s *Service) Codec(f llm.Format) llm.Codec { return s.d.Codecs[f] }
 // reported to the client inside the stream.
 func (s *Service) Serve(ctx context.Context, t *Turn, out Output) error {
 	p := newPass(t, out)
-	defer finishOnPanic(s.end, p)
+	defer finishOnPanic(context.WithoutCancel(ctx), s.end, p)
 	err := s.serve(ctx, p)
 	for _, f := range s.end {
-		f.finish(p, err)
+		f.finish(context.WithoutCancel(ctx), p, err)
 	}
 	return err
 }
@@ -191,13 +191,13 @@ var errPanicked = errors.New("gateway: the turn panicked")
 // finishOnPanic runs end for a turn that panicked (so its credit hold is
 // settled or released, its budget and record kept, never left for the
 // stale sweep), then lets the panic go on to the edge's recover.
-func finishOnPanic(end []finisher, p *pass) {
+func finishOnPanic(ctx context.Context, end []finisher, p *pass) {
 	r := recover()
 	if r == nil {
 		return
 	}
 	for _, f := range end {
-		f.finish(p, errPanicked)
+		f.finish(ctx, p, errPanicked)
 	}
 	panic(r)
 }
