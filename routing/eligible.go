@@ -142,7 +142,9 @@ func partBytes(p llm.Part, n *Needs) int {
 	switch p.Type {
 	case llm.PartImage:
 		n.Vision = true
-		return 1600 * 4 // an image costs on the order of 1.6k tokens
+		return 4 * llm.MediaTokens(p)
+	case llm.PartDocument:
+		return 4 * llm.MediaTokens(p) // a PDF by its pages
 	case llm.PartToolCall, llm.PartToolResult:
 		n.Tools = true
 	}
