@@ -115,9 +115,10 @@ func (g *Guard) Admit(ctx context.Context, c gateway.Caller, now time.Time) erro
 // settled turn). The tokens, for TPM limits, go to the limiter in the
 // background (only when the key has a TPM limit). Failures are logged with
 // the key's display prefix; Settle never blocks the response on them.
-func (g *Guard) Settle(c gateway.Caller, costMicros int64, tokens int, now time.Time) {
+func (g *Guard) Settle(ctx context.Context, c gateway.Caller, costMicros int64, tokens int, now time.Time) {
+	ctx = context.WithoutCancel(ctx) // the turn may be over; its values (traces, log fields) stay
 	if costMicros > 0 {
-		ctx, cancel := context.WithTimeout(context.Background(), settleTimeout)
+		ctx, cancel := context.WithTimeout(ctx, settleTimeout)
 		if err := g.d.Budgets.Record(ctx, billing.TurnScopes(c.OrgID, c.KeyID), costMicros, now); err != nil {
 			g.d.Logger.ErrorContext(ctx, "budget record failed", "err", err, "org_id", c.OrgID, "key_prefix", c.KeyPrefix)
 		}
@@ -127,7 +128,7 @@ func (g *Guard) Settle(c gateway.Caller, costMicros int64, tokens int, now time.
 		return
 	}
 	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), settleTimeout)
+		ctx, cancel := context.WithTimeout(ctx, settleTimeout)
 		defer cancel()
 		if err := g.d.Limiter.AddTokens(ctx, c.KeyID, tokens, now); err != nil {
 			g.d.Logger.WarnContext(ctx, "token count failed", "err", err, "key_prefix", c.KeyPrefix)

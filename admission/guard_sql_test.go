@@ -39,9 +39,9 @@ func TestGuardOrgBudgets(t *testing.T) {
 		other := gateway.Caller{OrgID: "o2", KeyID: "k3", KeyPrefix: "rk_CCCCcccc"}
 
 		// Spending recorded by Settle before any budget exists still counts.
-		g.Settle(k1, 60, 10, now)
-		g.Settle(k2, 50, 10, now)
-		g.Settle(other, 500, 10, now)
+		g.Settle(context.Background(), k1, 60, 10, now)
+		g.Settle(context.Background(), k2, 50, 10, now)
+		g.Settle(context.Background(), other, 500, 10, now)
 		waitSpent(t, store, "org:o1/day", now, 110)
 		waitSpent(t, store, "org:o2/day", now, 500)
 		if got, _ := store.Spent(ctx, "key:k2/month", billing.Month.Start(now)); got != 50 {

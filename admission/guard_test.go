@@ -225,9 +225,9 @@ func TestSettle(t *testing.T) {
 	ctx := context.Background()
 	e := newEnv(t, admission.NewRateCounters(billingtest.NewMemory(nil), 0, nil))
 	c := caller(gateway.Limits{TPM: 100})
-	e.guard.Settle(c, 70, 60, now)
-	e.guard.Settle(c, 0, 0, now)
-	e.guard.Settle(c, 5, 50, now)
+	e.guard.Settle(context.Background(), c, 70, 60, now)
+	e.guard.Settle(context.Background(), c, 0, 0, now)
+	e.guard.Settle(context.Background(), c, 5, 50, now)
 	for _, sc := range []struct {
 		scope string
 		p     billing.Period
@@ -251,7 +251,7 @@ func TestSettle(t *testing.T) {
 	}
 
 	e.store.Fail(errors.New("db down"))
-	e.guard.Settle(c, 9, 0, now)
+	e.guard.Settle(context.Background(), c, 9, 0, now)
 	logs := e.logs.String()
 	if !strings.Contains(logs, "budget record failed") || !strings.Contains(logs, `"key_prefix":"rk_AAAAaaaa"`) {
 		t.Fatalf("record failure not logged with the key prefix: %s", logs)

@@ -17,6 +17,9 @@ type authAdapter struct {
 	a       *tenancy.Authenticator
 	plans   orgPlans
 	budgets *billing.OrgBudgets
+	// orgDefault is HEDDLE_ORG_CONCURRENCY, the ceiling of an organisation's
+	// own cap without a plan default.
+	orgDefault int
 }
 
 func (x authAdapter) Authenticate(ctx context.Context, presented string) (gateway.Caller, error) {
@@ -29,7 +32,7 @@ func (x authAdapter) Authenticate(ctx context.Context, presented string) (gatewa
 		// before the CLI refused them) would spend them unbilled.
 		return gateway.Caller{}, fmt.Errorf("%w: a key of the platform organisation", gateway.ErrUnauthorized)
 	}
-	lim, err := callerLimits(ctx, x.plans, x.budgets, p.OrgID, p.Limits)
+	lim, err := callerLimits(ctx, x.plans, x.budgets, p.OrgID, p.Limits, x.orgDefault)
 	if err != nil {
 		return gateway.Caller{}, err
 	}

@@ -27,9 +27,10 @@ func (c *components) wireWeb() error {
 		KnownModel:       func(id string) bool { _, err := c.catalog.Lookup(id); return err == nil },
 		PassThroughModel: func(id string) bool { _, passes := c.catalog.PassThroughOf(id); return passes },
 		Reader:           c.reader,
-		Budgets:          web.BudgetDeps{Settings: c.orgBudgets, Spend: c.budgets},
-		TenantModels:     c.tenantModels,
-		Privacy:          c.contents,
+		Budgets: web.BudgetDeps{Settings: c.orgBudgets, Spend: c.budgets,
+			ConcurrencyCeiling: concurrencyCeiling(c.credits, c.cfg.Capacity.OrgConcurrency)},
+		TenantModels: c.tenantModels,
+		Privacy:      c.contents,
 		Models: func(ctx context.Context, orgID string) ([]catalog.Model, error) {
 			return c.service.ModelsFor(ctx, gateway.Caller{OrgID: orgID})
 		},

@@ -33,6 +33,9 @@ type metrics struct {
 	refusals *prometheus.CounterVec
 	circuit  *prometheus.GaugeVec
 	capWaits *prometheus.HistogramVec // waits for a concurrency slot (dispatch.Deps.CapWait)
+	// stale and staleMicros count credit holds the janitor settled at their
+	// reservation (their call's outcome was lost).
+	stale, staleMicros prometheus.Counter
 }
 
 // latencyBuckets span 5 ms to about 40 s.
@@ -76,11 +79,17 @@ func newMetrics() *metrics {
 			Name: "heddle_cap_wait_seconds", Help: "Waits for a concurrency slot that was not free at once, by scope (org, binding) and outcome (acquired, overloaded).",
 			Buckets: prometheus.ExponentialBuckets(0.001, 2, 14),
 		}, []string{"scope", "outcome"}),
+		stale: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "heddle_credit_stale_settled_total", Help: "Credit holds settled at their reservation by the janitor because their call's outcome was never recorded (a replica stopped, or its settlement failed for good); each is a ledger debit with the stale reason an operator may refund.",
+		}),
+		staleMicros: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "heddle_credit_stale_settled_micros_total", Help: "Micro-dollars debited by those stale settlements.",
+		}),
 		circuit: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "heddle_circuit_open", Help: "1 while the last attempt on a binding (provider, model) was refused by its open circuit breaker, 0 once an attempt went upstream again.",
 		}, []string{"provider", "model"}),
 	}
-	m.reg.MustRegister(m.requests, m.attempts, m.latency, m.ttfb, m.upstream, m.tokens, m.cost, m.cacheHit, m.refusals, m.circuit, m.capWaits,
+	m.reg.MustRegister(m.requests, m.attempts, m.latency, m.ttfb, m.upstream, m.tokens, m.cost, m.cacheHit, m.refusals, m.circuit, m.capWaits, m.stale, m.staleMicros,
 		collectors.NewGoCollector(collectors.WithGoCollectorRuntimeMetrics(collectors.MetricsGC, collectors.MetricsMemory, collectors.MetricsScheduler)),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
@@ -106,6 +115,12 @@ func (m *metrics) observe(f llm.Format, status int, code string, s gateway.Serve
 }
 
 // capWait observes one wait for a concurrency slot (dispatch.Deps.CapWait).
+// staleSettled counts stale credit holds the janitor settled.
+func (m *metrics) staleSettled(n int, micros int64) {
+	m.stale.Add(float64(n))
+	m.staleMicros.Add(float64(micros))
+}
+
 func (m *metrics) capWait(scope string, waited time.Duration, acquired bool) {
 	outcome := "acquired"
 	if !acquired {

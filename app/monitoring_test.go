@@ -111,7 +111,7 @@ func TestMonitoringReferencesExportedMetrics(t *testing.T) {
 		}
 	}
 	// What the alerts must cover.
-	for _, must := range []string{"heddle_sink_spill_bytes", "heddle_circuit_open", "heddle_requests_total", "heddle_refusals_total"} {
+	for _, must := range []string{"heddle_sink_spill_bytes", "heddle_circuit_open", "heddle_requests_total", "heddle_refusals_total", "heddle_credit_stale_settled_total"} {
 		found := false
 		for _, g := range rules.Groups {
 			for _, r := range g.Rules {

@@ -48,7 +48,7 @@ func serveCommand(ctx context.Context, getenv func(string) string, environ []str
 	trained := make(chan struct{}) // closed when the training queue stopped and marked its jobs
 	go func() { c.training.Run(ctx); close(trained) }()
 	go runContentJanitor(ctx, c.contents, cfg.ContentJanitorInterval, logger.With("component", "content"))
-	go runReservationJanitor(ctx, c.credits, 5*time.Minute, logger.With("component", "credits"))
+	go runReservationJanitor(ctx, c.credits, 5*time.Minute, logger.With("component", "credits"), c.metrics.staleSettled)
 	// Spend keeps syncing through the drain; closeStores flushes the rest.
 	spendCtx, stopSpend := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopSpend()
@@ -94,7 +94,7 @@ func analyticsKind(cfg Config) string {
 // newServer builds the fiber app with every surface mounted.
 func newServer(c *components) *fiber.App {
 	data := httpapi.New(httpapi.Deps{
-		Service: c.service, Auth: c.tracing.auth(authAdapter{a: c.auth, plans: c.credits, budgets: c.orgBudgets}), Catalog: c.catalog, Logger: c.logger.With("component", "httpapi"),
+		Service: c.service, Auth: c.tracing.auth(authAdapter{a: c.auth, plans: c.credits, budgets: c.orgBudgets, orgDefault: c.cfg.Capacity.OrgConcurrency}), Catalog: c.catalog, Logger: c.logger.With("component", "httpapi"),
 		Ready:   c.readiness,
 		Metrics: c.metrics.handler(),
 		Observe: c.tracing.observe(c.metrics.observe),

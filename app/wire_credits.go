@@ -256,9 +256,11 @@ func (p operatorPayments) Credit(ctx context.Context, pay web.Payment) (*credits
 		Actor: pay.Actor, Reason: reason, Reference: pay.Reference})
 }
 
-// runReservationJanitor releases stale credit reservations (a replica that
-// stopped before settling) every interval until ctx ends.
-func runReservationJanitor(ctx context.Context, c *credits.Service, interval time.Duration, logger *slog.Logger) {
+// runReservationJanitor settles stale credit reservations at their
+// reservation (credits.Service.SettleStale: a replica that stopped, or a
+// settlement that failed for good) every interval until ctx ends; settled
+// counts them (the heddle_credit_stale_settled_total metric).
+func runReservationJanitor(ctx context.Context, c *credits.Service, interval time.Duration, logger *slog.Logger, settled func(n int, micros int64)) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
@@ -267,8 +269,10 @@ func runReservationJanitor(ctx context.Context, c *credits.Service, interval tim
 			return
 		case <-t.C:
 			sctx, cancel := context.WithTimeout(ctx, time.Minute)
-			if _, err := c.ReleaseStale(sctx); err != nil {
-				logger.WarnContext(ctx, "stale credit reservations not released (retried next sweep)", "err", err)
+			n, micros, err := c.SettleStale(sctx)
+			settled(n, micros)
+			if err != nil {
+				logger.WarnContext(ctx, "stale credit reservations not settled (retried next sweep)", "err", err)
 			}
 			cancel()
 		}

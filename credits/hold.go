@@ -59,28 +59,40 @@ func (s *Service) Release(ctx context.Context, r *Reservation) error {
 	return nil
 }
 
-// StaleAfter is how old a reservation must be before ReleaseStale gives
-// its credit back: longer than any call holds one. A call that still
-// settles later is debited all the same.
+// StaleAfter is how old a reservation must be before SettleStale ends it:
+// longer than any call holds one.
 const StaleAfter = time.Hour
 
-// ReleaseStale releases reservations older than StaleAfter (their replica
-// stopped before settling them) and returns how many.
-func (s *Service) ReleaseStale(ctx context.Context) (int, error) {
+// StaleReason is the ledger reason of a debit SettleStale took.
+const StaleReason = "stale hold settled at its reservation: the call's outcome was never recorded"
+
+// SettleStale ends the reservations older than StaleAfter (their replica
+// stopped, or its settlement failed for good, before settling them) by
+// debiting each its reserved amount, the most its call could cost: money
+// fails closed, so a call whose outcome was lost is never left unpaid. The
+// ledger keeps one debit per request, so a settlement of the call arriving
+// later appends nothing; an operator who learns the call cost less (or
+// never ran) refunds the difference. It returns how many holds it settled
+// and the micros debited.
+func (s *Service) SettleStale(ctx context.Context) (n int, micros int64, err error) {
 	rs, err := s.store.StaleReservations(ctx, s.cfg.Now().Add(-StaleAfter))
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
-	n := 0
 	for i := range rs {
-		if err := s.store.Release(ctx, rs[i].OrgID, rs[i].ID); err != nil && !errors.Is(err, ErrNotFound) {
-			return n, err
+		r := &rs[i]
+		e := &Entry{ID: newID(), OrgID: r.OrgID, Kind: KindDebit, AmountMicros: -r.AmountMicros, Actor: "gateway",
+			Reason: StaleReason, RequestID: r.RequestID, CreatedAt: s.cfg.Now().UTC()}
+		if err := s.store.Settle(ctx, r.OrgID, r.ID, e); err != nil {
+			return n, micros, err
 		}
 		n++
-		s.cfg.Logger.WarnContext(ctx, "stale credit reservation released", "org_id", rs[i].OrgID, "request_id", rs[i].RequestID,
-			"reservation_id", rs[i].ID, "amount_micros", rs[i].AmountMicros)
+		micros += r.AmountMicros
+		s.cfg.Logger.WarnContext(ctx, "stale credit reservation settled at its reservation", "org_id", r.OrgID, "request_id", r.RequestID,
+			"reservation_id", r.ID, "amount_micros", r.AmountMicros)
+		s.alertIfLow(ctx, r.OrgID, r.AmountMicros)
 	}
-	return n, nil
+	return n, micros, nil
 }
 
 // ChargeFee debits a plan's fee on a BYOK call (no reservation: the fee is

@@ -128,8 +128,14 @@ const (
 
 // Limits resolves the limits a request runs under: each value the key (RPM,
 // TPM) or the organisation (MaxConcurrency) set itself wins; where it set
-// none, the plan's default applies (no plan: none).
-func (p *Plan) Limits(own Limits) Limits {
+// none, the plan's default applies (no plan: none). The organisation's own
+// cap never exceeds ConcurrencyCeiling(operatorDefault): an organisation
+// may not raise itself above what the operator gives it (a value stored
+// before the operator lowered it is clamped).
+func (p *Plan) Limits(own Limits, operatorDefault int) Limits {
+	if ceil := p.ConcurrencyCeiling(operatorDefault); ceil > 0 && own.MaxConcurrency > ceil {
+		own.MaxConcurrency = ceil
+	}
 	if p == nil {
 		return own
 	}
@@ -141,6 +147,21 @@ func (p *Plan) Limits(own Limits) Limits {
 	}
 	return Limits{RPM: pick(own.RPM, p.Defaults.RPM), TPM: pick(own.TPM, p.Defaults.TPM),
 		MaxConcurrency: pick(own.MaxConcurrency, p.Defaults.MaxConcurrency)}
+}
+
+// ConcurrencyCeiling is the most requests in flight per replica an
+// organisation on p may set as its own cap: operatorDefault
+// (HEDDLE_ORG_CONCURRENCY; 0: no ceiling), or the plan's default cap when
+// the operator gave the plan more. A plan's default below it is a default,
+// not a ceiling: the organisation may set its own up to operatorDefault.
+func (p *Plan) ConcurrencyCeiling(operatorDefault int) int {
+	if operatorDefault <= 0 {
+		return 0
+	}
+	if p != nil {
+		return max(operatorDefault, p.Defaults.MaxConcurrency)
+	}
+	return operatorDefault
 }
 
 // Operator is a user holding the platform role.

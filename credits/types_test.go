@@ -48,13 +48,18 @@ func TestPlanLimits(t *testing.T) {
 		own, want Limits
 	}{
 		{name: "nothing set: every default", plan: plan, own: Limits{}, want: Limits{RPM: 60, TPM: 5000, MaxConcurrency: 4}},
-		{name: "own values win", plan: plan, own: Limits{RPM: 5, TPM: 7, MaxConcurrency: 9}, want: Limits{RPM: 5, TPM: 7, MaxConcurrency: 9}},
+		{name: "own values win", plan: plan, own: Limits{RPM: 5, TPM: 7, MaxConcurrency: 3}, want: Limits{RPM: 5, TPM: 7, MaxConcurrency: 3}},
+		{name: "an own cap above the plan's default, within the operator's", plan: plan, own: Limits{MaxConcurrency: 9}, want: Limits{RPM: 60, TPM: 5000, MaxConcurrency: 9}},
+		{name: "an own cap above the operator's default is clamped to it", plan: plan, own: Limits{MaxConcurrency: 5000}, want: Limits{RPM: 60, TPM: 5000, MaxConcurrency: 1024}},
+		{name: "a plan granting more than the operator's default raises the ceiling", plan: &Plan{Defaults: Limits{MaxConcurrency: 2048}},
+			own: Limits{MaxConcurrency: 5000}, want: Limits{MaxConcurrency: 2048}},
+		{name: "no plan: an own cap above the operator's default is clamped to it", plan: nil, own: Limits{MaxConcurrency: 5000}, want: Limits{MaxConcurrency: 1024}},
 		{name: "each value on its own", plan: plan, own: Limits{TPM: 7}, want: Limits{RPM: 60, TPM: 7, MaxConcurrency: 4}},
 		{name: "a plan without defaults", plan: &Plan{}, own: Limits{RPM: 3}, want: Limits{RPM: 3}},
 		{name: "no plan", plan: nil, own: Limits{MaxConcurrency: 2}, want: Limits{MaxConcurrency: 2}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := tt.plan.Limits(tt.own); got != tt.want {
+			if got := tt.plan.Limits(tt.own, 1024); got != tt.want {
 				t.Fatalf("Limits(%+v) = %+v, want %+v", tt.own, got, tt.want)
 			}
 		})

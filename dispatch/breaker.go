@@ -18,24 +18,37 @@ const (
 // breakerBuckets is how many slices the ratio window is cut into.
 const breakerBuckets = 10
 
-// breakers holds one circuit breaker per (target key, credential id).
+// breakers holds one circuit breaker per (target, credential, organisation).
+// A credential several organisations use (a platform credential) thus has a
+// breaker per organisation, so one organisation's failures (its prompts
+// timing out, its traffic rate-limited) open the circuit for it alone; a
+// true upstream outage, seen as open breakers of sharedOutageOrgs
+// organisations or more on the pair, opens it for every organisation until
+// those cool down (see allow).
 type breakers struct {
 	cfg   BreakerConfig
 	clock Clock
 	mu    sync.Mutex
-	m     map[string]*breaker
-	// owners names, by breaker key and organisation, the organisation,
-	// target and credential a breaker guards (see track), for Circuits and
-	// openFor. A credential several organisations use (a platform
-	// credential) has one breaker and an owner per organisation.
-	owners map[ownerKey]owner
+	m     map[circuitKey]*breaker
+	// owners names, by breaker, the organisation, target and credential it
+	// guards (see track), for Circuits and openFor.
+	owners map[circuitKey]owner
+	// opened holds, by pair, when each organisation's breaker on it last
+	// opened (removed once it closes), for the shared-outage rule.
+	opened map[string]map[string]time.Time
 }
 
-type ownerKey struct{ key, org string }
+// sharedOutageOrgs is how many organisations' breakers on one pair must be
+// open (and cooling down) for the pair to count as down for every
+// organisation using it: one is that organisation's own trouble, two or more
+// independent ones an upstream outage.
+const sharedOutageOrgs = 2
+
+// circuitKey identifies one breaker: a pair (breakerKey) and an
+// organisation.
+type circuitKey struct{ pair, org string }
 
 type owner struct {
-	key    string // the breaker's
-	org    string
 	target Target
 	cred   string
 }
@@ -55,19 +68,23 @@ type bucket struct {
 }
 
 func newBreakers(cfg BreakerConfig, clock Clock) *breakers {
-	return &breakers{cfg: cfg, clock: clock, m: make(map[string]*breaker), owners: make(map[ownerKey]owner)}
+	return &breakers{cfg: cfg, clock: clock, m: make(map[circuitKey]*breaker), owners: make(map[circuitKey]owner),
+		opened: make(map[string]map[string]time.Time)}
 }
 
+// breakerKey names a (target, credential) pair (breakers, binding caps).
 func breakerKey(t Target, credID string) string { return t.Key() + "|" + credID }
 
-// allow reports whether an attempt may go to key now. In the half-open state it
-// lets exactly one probe through; the caller must then call record.
-func (bs *breakers) allow(key string) bool {
+// allow reports whether an attempt may go to key now: not while its breaker
+// is open and cooling down, nor while the pair is down for every
+// organisation (sharedDown). In the half-open state it lets exactly one
+// probe through; the caller must then call record.
+func (bs *breakers) allow(key circuitKey) bool {
 	bs.mu.Lock()
 	defer bs.mu.Unlock()
 	b := bs.m[key]
-	if b == nil {
-		return true
+	if b == nil || b.state == breakerClosed {
+		return !bs.sharedDown(key.pair, bs.clock.Now())
 	}
 	switch b.state {
 	case breakerOpen:
@@ -87,10 +104,31 @@ func (bs *breakers) allow(key string) bool {
 	return true
 }
 
+// sharedDown reports whether sharedOutageOrgs organisations' breakers on
+// pair opened within the cool-down.
+func (bs *breakers) sharedDown(pair string, now time.Time) bool {
+	n := 0
+	for _, at := range bs.opened[pair] {
+		if now.Sub(at) < bs.cfg.Cooldown {
+			n++
+		}
+	}
+	return n >= sharedOutageOrgs
+}
+
+// open opens b, the breaker of key, at now.
+func (bs *breakers) open(key circuitKey, b *breaker, now time.Time) {
+	b.state, b.openedAt = breakerOpen, now
+	if bs.opened[key.pair] == nil {
+		bs.opened[key.pair] = map[string]time.Time{}
+	}
+	bs.opened[key.pair][key.org] = now
+}
+
 // record reports an attempt's end to key's breaker. counted says whether the
 // result speaks to the pair's health (a client cancellation does not);
 // an uncounted result still ends a half-open probe.
-func (bs *breakers) record(key string, ok, counted bool) {
+func (bs *breakers) record(key circuitKey, ok, counted bool) {
 	bs.mu.Lock()
 	defer bs.mu.Unlock()
 	b := bs.m[key]
@@ -107,9 +145,9 @@ func (bs *breakers) record(key string, ok, counted bool) {
 		switch {
 		case ok:
 			*b = breaker{}
+			delete(bs.opened[key.pair], key.org)
 		case counted:
-			b.state = breakerOpen
-			b.openedAt = now
+			bs.open(key, b, now)
 		}
 		return
 	}
@@ -125,8 +163,7 @@ func (bs *breakers) record(key string, ok, counted bool) {
 	cur.failures++
 	b.consecutive++
 	if b.state == breakerClosed && bs.shouldOpen(b, now) {
-		b.state = breakerOpen
-		b.openedAt = now
+		bs.open(key, b, now)
 	}
 }
 
@@ -159,27 +196,30 @@ func (b *breaker) bucket(now time.Time, window time.Duration) *bucket {
 	return k
 }
 
-// track notes, once per organisation, whose pair key is.
-func (bs *breakers) track(key, org string, t Target, credID string) {
+// track notes, once per breaker, which target and credential key guards.
+func (bs *breakers) track(key circuitKey, t Target, credID string) {
 	bs.mu.Lock()
 	defer bs.mu.Unlock()
-	k := ownerKey{key, org}
-	if _, ok := bs.owners[k]; !ok {
-		bs.owners[k] = owner{key: key, org: org, target: t, cred: credID}
+	if _, ok := bs.owners[key]; !ok {
+		bs.owners[key] = owner{target: t, cred: credID}
 	}
 }
 
 // openFor reports whether a breaker of org's on target t (any credential)
-// is open and still cooling down, without changing its state.
+// is open and still cooling down, or the pair is down for every
+// organisation, without changing any state.
 func (bs *breakers) openFor(org string, t Target) bool {
 	bs.mu.Lock()
 	defer bs.mu.Unlock()
 	now := bs.clock.Now()
-	for _, o := range bs.owners {
-		if o.org != org || o.target.Key() != t.Key() {
+	for k, o := range bs.owners {
+		if k.org != org || o.target.Key() != t.Key() {
 			continue
 		}
-		if b := bs.m[o.key]; b != nil && b.state == breakerOpen && now.Sub(b.openedAt) < bs.cfg.Cooldown {
+		if b := bs.m[k]; b != nil && b.state == breakerOpen && now.Sub(b.openedAt) < bs.cfg.Cooldown {
+			return true
+		}
+		if bs.sharedDown(k.pair, now) {
 			return true
 		}
 	}
@@ -196,6 +236,10 @@ type Circuit struct {
 	State        string    // closed, open or half_open
 	OpenedAt     time.Time // when it last opened; zero if it never did since it closed
 	Consecutive  int       // consecutive counted failures
+	// Shared says the circuit is open because several organisations'
+	// breakers on this shared credential are (an upstream outage), not
+	// because of this organisation's own failures.
+	Shared bool
 }
 
 // circuits lists org's breakers, ordered by provider, upstream, credential.
@@ -203,18 +247,21 @@ func (bs *breakers) circuits(org string) []Circuit {
 	bs.mu.Lock()
 	defer bs.mu.Unlock()
 	var out []Circuit
-	for _, o := range bs.owners {
-		b := bs.m[o.key]
-		if o.org != org || b == nil {
+	now := bs.clock.Now()
+	for k, o := range bs.owners {
+		b := bs.m[k]
+		if k.org != org || b == nil {
 			continue
 		}
 		c := Circuit{Model: o.target.Model, Provider: o.target.Provider, Upstream: o.target.Upstream,
 			CredentialID: o.cred, State: "closed", Consecutive: b.consecutive}
-		switch b.state {
-		case breakerOpen:
+		switch {
+		case b.state == breakerOpen:
 			c.State, c.OpenedAt = "open", b.openedAt
-		case breakerHalfOpen:
+		case b.state == breakerHalfOpen:
 			c.State, c.OpenedAt = "half_open", b.openedAt
+		case bs.sharedDown(k.pair, now):
+			c.State, c.Shared = "open", true // other organisations' breakers: an upstream outage
 		}
 		out = append(out, c)
 	}

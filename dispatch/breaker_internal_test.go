@@ -32,10 +32,10 @@ func TestBreakerRatio(t *testing.T) {
 			clock := &stepClock{now: time.Unix(1_000_000, 0)}
 			bs := newBreakers(cfg, clock)
 			for _, ok := range tc.results {
-				bs.record("k", ok, true)
+				bs.record(circuitKey{"k", "o"}, ok, true)
 				clock.now = clock.now.Add(tc.gap)
 			}
-			if open := !bs.allow("k"); open != tc.wantOpen {
+			if open := !bs.allow(circuitKey{"k", "o"}); open != tc.wantOpen {
 				t.Fatalf("open %v, want %v", open, tc.wantOpen)
 			}
 		})
@@ -45,16 +45,16 @@ func TestBreakerRatio(t *testing.T) {
 func TestBreakerUncountedEndsProbe(t *testing.T) {
 	clock := &stepClock{now: time.Unix(1_000_000, 0)}
 	bs := newBreakers(BreakerConfig{ConsecutiveFailures: 1, FailureRatio: 1, MinRequests: 1, Window: time.Second, Cooldown: time.Second}, clock)
-	bs.record("k", false, true)
-	if bs.allow("k") {
+	bs.record(circuitKey{"k", "o"}, false, true)
+	if bs.allow(circuitKey{"k", "o"}) {
 		t.Fatal("open breaker allowed a call")
 	}
 	clock.now = clock.now.Add(2 * time.Second)
-	if !bs.allow("k") || bs.allow("k") {
+	if !bs.allow(circuitKey{"k", "o"}) || bs.allow(circuitKey{"k", "o"}) {
 		t.Fatal("half-open must let exactly one probe through")
 	}
-	bs.record("k", false, false) // the probe was canceled by its caller
-	if !bs.allow("k") {
+	bs.record(circuitKey{"k", "o"}, false, false) // the probe was canceled by its caller
+	if !bs.allow(circuitKey{"k", "o"}) {
 		t.Fatal("a canceled probe must free the half-open slot")
 	}
 }

@@ -160,25 +160,53 @@ func TestBreakerOpenPrimaryStaysInTimeline(t *testing.T) {
 	}
 }
 
-// TestCircuitsOfASharedCredential: two organisations reach one binding
-// through the same credential (a platform credential): each organisation's
-// Circuits lists it, not only the first one's.
+// TestCircuitsOfASharedCredential: organisations reach one binding through
+// the same credential (a platform credential). One organisation's failures
+// open the circuit for it alone: the others still reach the binding and
+// their Circuits show it closed. Once a second organisation's breaker on it
+// opens too (an upstream outage), it is open for every organisation, shown
+// as shared, until those breakers cool down.
 func TestCircuitsOfASharedCredential(t *testing.T) {
 	cfg := dispatch.Config{Breaker: dispatch.BreakerConfig{ConsecutiveFailures: 1, Cooldown: time.Minute}}
 	h := newHarness(t, cfg, "a", "b")
 	plan := h.plan("a", "b")
-	if _, _, err := h.run(plan, false); err != nil {
-		t.Fatal(err)
-	}
-	h.meta.OrgID = "org-2"
-	h.ups["a"].Script("", dispatchtest.Status(503))
-	if _, _, err := h.run(plan, false); err != nil {
-		t.Fatal(err)
-	}
-	for _, org := range []string{"org-1", "org-2"} {
-		cs := h.exec.Circuits(org)
-		if len(cs) == 0 || cs[0].Upstream != "a" || cs[0].State != "open" || cs[0].CredentialID != "cred-1" {
-			t.Errorf("%s circuits %+v, want a open on cred-1", org, cs)
+	step := func(org string, script []dispatchtest.Step, want []string) {
+		t.Helper()
+		h.sink.Reset()
+		h.meta.OrgID = org
+		h.ups["a"].Script("", script...)
+		if _, _, err := h.run(plan, false); err != nil {
+			t.Fatal(err)
 		}
+		if got := brief(h.sink.Events()); !slices.Equal(got, want) {
+			t.Fatalf("%s: events %v, want %v", org, got, want)
+		}
+	}
+	state := func(org string) (string, bool) {
+		cs := h.exec.Circuits(org)
+		if len(cs) == 0 || cs[0].Upstream != "a" || cs[0].CredentialID != "cred-1" {
+			t.Fatalf("%s circuits %+v, want a on cred-1", org, cs)
+		}
+		return cs[0].State, cs[0].Shared
+	}
+	step("org-1", nil, []string{"a:served:"})
+	step("org-2", []dispatchtest.Step{dispatchtest.Status(503)}, []string{"a:failed:upstream_5xx", "b:served:"})
+	step("org-2", nil, []string{"a:skipped:circuit_open", "b:served:"})
+	step("org-1", nil, []string{"a:served:"}) // org-2's trouble is its own
+	if st, _ := state("org-1"); st != "closed" {
+		t.Errorf("org-1's circuit %s after org-2's failure, want closed", st)
+	}
+	if st, shared := state("org-2"); st != "open" || shared {
+		t.Errorf("org-2's circuit %s (shared %v), want its own open", st, shared)
+	}
+	step("org-3", []dispatchtest.Step{dispatchtest.Status(503)}, []string{"a:failed:upstream_5xx", "b:served:"})
+	step("org-1", nil, []string{"a:skipped:circuit_open", "b:served:"}) // two organisations: an outage
+	if st, shared := state("org-1"); st != "open" || !shared {
+		t.Errorf("org-1's circuit %s (shared %v) while two organisations' are open, want open and shared", st, shared)
+	}
+	h.clock.Advance(time.Minute + time.Second)
+	step("org-1", nil, []string{"a:served:"})
+	if got := len(h.ups["a"].Requests()); got != 5 {
+		t.Errorf("a got %d requests, want 5", got)
 	}
 }

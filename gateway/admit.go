@@ -25,9 +25,9 @@ func (a admitStage) run(ctx context.Context, p *pass) error {
 }
 
 // finish settles a turn that cost money or used tokens (after account).
-func (a admitStage) finish(p *pass, _ error) {
+func (a admitStage) finish(ctx context.Context, p *pass, _ error) {
 	r := p.rec
 	if r.CostMicros > 0 || r.InputTokens+r.OutputTokens > 0 {
-		a.guard.Settle(p.t.Caller, r.CostMicros, int(r.InputTokens+r.OutputTokens+r.CacheRead+r.CacheWrite), time.Now())
+		a.guard.Settle(ctx, p.t.Caller, r.CostMicros, int(r.InputTokens+r.OutputTokens+r.CacheRead+r.CacheWrite), time.Now())
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/heddle-gw/heddle/analytics"
+	"github.com/heddle-gw/heddle/dispatch"
 	"github.com/heddle-gw/heddle/llm"
 )
 
@@ -16,11 +17,45 @@ type guardCalls struct {
 	admits  int
 	settled []int64
 	tokens  []int
+	ctx     context.Context // the last Settle's
 }
 
 func (g *guardCalls) Admit(context.Context, Caller, time.Time) error { g.admits++; return g.err }
-func (g *guardCalls) Settle(_ Caller, cost int64, tokens int, _ time.Time) {
-	g.settled, g.tokens = append(g.settled, cost), append(g.tokens, tokens)
+func (g *guardCalls) Settle(ctx context.Context, _ Caller, cost int64, tokens int, _ time.Time) {
+	g.settled, g.tokens, g.ctx = append(g.settled, cost), append(g.tokens, tokens), ctx
+}
+
+// cancelingExec answers like answerExec, then cancels the turn's context
+// (the client went away as the answer ended).
+type cancelingExec struct {
+	answerExec
+	cancel context.CancelFunc
+}
+
+func (e cancelingExec) Run(ctx context.Context, m dispatch.Meta, plan dispatch.Plan, op *dispatch.Operation, out dispatch.StreamWriter) (*dispatch.Result, error) {
+	defer e.cancel()
+	return e.answerExec.Run(ctx, m, plan, op, out)
+}
+
+type traceKey struct{}
+
+// TestSettleContext: the guard settles a turn on the turn's context
+// without its cancellation: its values (traces, log fields) reach the
+// settlement, and a client that went away does not cancel it.
+func TestSettleContext(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.WithValue(context.Background(), traceKey{}, "trace-1"))
+	defer cancel()
+	g := &guardCalls{}
+	s := testService(t, Config{}, Deps{Executor: cancelingExec{cancel: cancel}}, WithGuard(g))
+	turn := &Turn{RequestID: "req", Received: time.Now(), Format: llm.FormatChat,
+		Body:   []byte(`{"model":"gpt-5-mini","messages":[{"role":"user","content":"hi"}]}`),
+		Caller: Caller{OrgID: "org", KeyID: "key", Scopes: []string{"inference"}}}
+	if err := s.Serve(ctx, turn, &captureOutput{}); err != nil {
+		t.Fatal(err)
+	}
+	if ctx.Err() == nil || g.ctx == nil || g.ctx.Value(traceKey{}) != "trace-1" || g.ctx.Err() != nil {
+		t.Fatalf("settled on %v (turn canceled: %v), want the turn's values without its cancellation", g.ctx, ctx.Err())
+	}
 }
 
 func TestScopeAndAdmit(t *testing.T) {
@@ -70,7 +105,7 @@ func TestSettle(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			g := &guardCalls{}
 			rec := tt.rec
-			admitStage{guard: g}.finish(&pass{t: &Turn{}, rec: &rec}, nil)
+			admitStage{guard: g}.finish(context.Background(), &pass{t: &Turn{}, rec: &rec}, nil)
 			if len(g.settled) != len(tt.wantSettled) || (len(g.settled) == 1 && (g.settled[0] != tt.wantSettled[0] || g.tokens[0] != tt.wantTokens[0])) {
 				t.Errorf("settled %v tokens %v, want %v %v", g.settled, g.tokens, tt.wantSettled, tt.wantTokens)
 			}

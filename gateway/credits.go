@@ -9,7 +9,6 @@ import (
 
 	"github.com/heddle-gw/heddle/credits"
 	"github.com/heddle-gw/heddle/dispatch"
-	"github.com/heddle-gw/heddle/llm"
 )
 
 // Credits funds turns that run on platform credentials (SPEC 9, hosted
@@ -38,6 +37,15 @@ type Funding struct {
 	// BYOK holds the catalog provider names the organisation has its own
 	// credential for (BYOK wins over platform credentials).
 	BYOK map[string]bool
+}
+
+// allows reports whether a target of model on provider may run under f:
+// on the organisation's own credential, on a platform credential the plan
+// allows for model, or on a provider the plan does not name at all (its
+// own models' providers; a missing credential fails at dispatch). A plan
+// that names provider for other models only forbids it.
+func (f Funding) allows(provider, model string) bool {
+	return f.Plan == nil || f.BYOK[provider] || f.Plan.AllowsPlatform(provider, model) || !f.Plan.ListsProvider(provider)
 }
 
 // WithCredits adds the credits stage: before dispatch it reserves the
@@ -114,18 +122,17 @@ func (s creditStage) run(ctx context.Context, p *pass) error {
 	var most int64
 	kept := p.res.plan.Targets[:0:0]
 	for _, t := range p.res.plan.Targets {
-		switch {
-		case f.BYOK[t.Provider]:
-		case f.Plan.AllowsPlatform(t.Provider, t.Model):
-			allowed[t.Provider] = true
-			most = max(most, s.maxCost(t, p.upstream(), p.res.model.MaxOutput))
-		case f.Plan.ListsProvider(t.Provider):
+		if !f.allows(t.Provider, t.Model) {
 			continue // the provider is on the plan, this model is not
+		}
+		if !f.BYOK[t.Provider] && f.Plan.AllowsPlatform(t.Provider, t.Model) {
+			allowed[t.Provider] = true
+			most = max(most, s.maxCost(t, p))
 		}
 		kept = append(kept, t)
 	}
 	if len(kept) == 0 {
-		return fmt.Errorf("%w: %s (not on the organisation's plan)", ErrNoBinding, p.res.model.ID)
+		return fmt.Errorf("%w: %s", ErrNotOnPlan, p.res.model.ID)
 	}
 	p.res.plan.Targets = kept
 	if len(allowed) == 0 {
@@ -139,14 +146,21 @@ func (s creditStage) run(ctx context.Context, p *pass) error {
 	return nil
 }
 
-// maxCost bounds what t can cost for req at catalog prices: input at one
-// token per prompt byte (an upper bound for byte-level tokenizers) at the
-// dearer of the input and cache-write prices, output at the request's max
-// tokens, else the model's maximum (for a name the catalog lacks, such as
-// a pass-through, fallbackOut: the maximum of the model it is priced as).
-func (s creditStage) maxCost(t dispatch.Target, req *llm.Request, fallbackOut int) int64 {
+// maxCost bounds what t can cost for p's request at catalog prices:
+// input at one token per prompt byte (an upper bound for byte-level
+// tokenizers) at the dearer of the input and cache-write prices, output at
+// the request's max tokens, else the model's maximum (for a name the
+// catalog lacks, such as a pass-through: the maximum of the model it is
+// priced as). An embeddings request is input only: one token per byte of
+// the body sent upstream.
+func (s creditStage) maxCost(t dispatch.Target, p *pass) int64 {
 	price := s.pricer.price(t)
-	out := fallbackOut
+	if p.embed != nil {
+		cost := float64(len(p.embed.wire.body)) * price.Input / 1e6
+		return int64(cost*1e6) + 1
+	}
+	req := p.upstream()
+	out := p.res.model.MaxOutput
 	if m, err := s.pricer.Catalog.Lookup(t.Model); err == nil {
 		out = m.MaxOutput
 	}
@@ -160,12 +174,12 @@ func (s creditStage) maxCost(t dispatch.Target, req *llm.Request, fallbackOut in
 
 // finish settles or releases the turn's hold (after account priced it),
 // or charges the plan's BYOK fee on a turn its own credential served.
-func (s creditStage) finish(p *pass, _ error) {
+func (s creditStage) finish(ctx context.Context, p *pass, _ error) {
 	ct := p.credit
 	if ct.funding.Plan == nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	served := p.result != nil && p.result.Shared == dispatch.SharedNone && p.result.Attempts > 0
 	platform := served && ct.use != nil && ct.use.usedFor(p.result.Served.Provider)
@@ -175,7 +189,7 @@ func (s creditStage) finish(p *pass, _ error) {
 		retryLedger(ctx, func(ctx context.Context) error { return s.credits.Settle(ctx, ct.hold, use) })
 		return
 	case ct.hold != nil:
-		_ = s.credits.Release(ctx, ct.hold)
+		retryLedger(ctx, func(ctx context.Context) error { return s.credits.Release(ctx, ct.hold) })
 	}
 	if served && !platform && ct.funding.BYOK[p.result.Served.Provider] {
 		use := credits.Use{Micros: ct.funding.Plan.Fee(p.rec.CostMicros), Model: p.result.Served.Model, KeyID: p.t.Caller.KeyID}
@@ -183,11 +197,11 @@ func (s creditStage) finish(p *pass, _ error) {
 	}
 }
 
-// ledgerTries bounds the attempts at a served call's debit (a settlement
-// or a BYOK fee). Each is idempotent (one debit per request id; a
+// ledgerTries bounds the attempts at ending a turn's hold (a settlement or
+// a release) or a BYOK fee. Each is idempotent (one debit per request id; a
 // reservation ends once), so a ledger that is briefly unavailable is
-// retried: a settlement given up on leaves its hold, which is later
-// released without a debit, so the call would go unpaid.
+// retried: a hold given up on is settled at its reservation by the stale
+// sweep (credits.Service.SettleStale), the most the call could cost.
 const ledgerTries = 3
 
 // retryLedger runs debit until it succeeds, fails other than with

@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/heddle-gw/heddle/credits"
 	"github.com/heddle-gw/heddle/dispatch"
 	"github.com/heddle-gw/heddle/llm"
+	"github.com/heddle-gw/heddle/routing"
 )
 
 // fakeCredits is a Credits over a plain balance, noting every call.
@@ -248,5 +250,92 @@ func TestCreditsDebitSurvivesABriefLedgerOutage(t *testing.T) {
 					fc.settled, fc.fees, fc.calls, tt.wantSettled, tt.wantFee, tt.wantCalls)
 			}
 		})
+	}
+}
+
+// TestRoutedCandidatesFollowThePlan: a routed turn on a plan that lists
+// models is offered only the models the plan (or the organisation's own
+// credentials) covers, and fails closed with ErrNotOnPlan, before the
+// router runs, when none remains.
+func TestRoutedCandidatesFollowThePlan(t *testing.T) {
+	decision := routing.Decision{Model: "gpt-5", Scores: []routing.ModelScore{{Model: "gpt-5", Score: 0.9}}}
+	for _, tt := range []struct {
+		name      string
+		funding   Funding
+		usable    fixedProviders
+		want      []string // models that must be eligible
+		notOnPlan []string // models that must be dropped as not on the plan
+		wantErr   error
+	}{
+		{name: "platform openai for gpt-5 only", usable: fixedProviders{"openai": true},
+			funding: Funding{Plan: &credits.Plan{Providers: []string{"openai"}, Models: []string{"gpt-5"}}},
+			want:    []string{"gpt-5"}, notOnPlan: []string{"gpt-5-mini", "gpt-5-nano"}},
+		{name: "BYOK models stay candidates", usable: fixedProviders{"openai": true, "anthropic": true},
+			funding: Funding{Plan: &credits.Plan{Providers: []string{"openai"}, Models: []string{"gpt-5"}}, BYOK: map[string]bool{"anthropic": true}},
+			want:    []string{"gpt-5", "claude-haiku-4-5"}, notOnPlan: []string{"gpt-5-mini"}},
+		{name: "a plan of every model of its providers narrows nothing", usable: fixedProviders{"openai": true},
+			funding: Funding{Plan: &credits.Plan{Providers: []string{"openai"}}}, want: []string{"gpt-5", "gpt-5-mini"}},
+		{name: "nothing on the plan fits: fail closed", usable: fixedProviders{"openai": true},
+			funding: Funding{Plan: &credits.Plan{Providers: []string{"openai"}, Models: []string{"claude-haiku-4-5"}}},
+			wantErr: ErrNotOnPlan},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			router := &fakeRouter{d: decision}
+			src := StaticRouters{Router: router}
+			s := testService(t, Config{}, Deps{Routers: src}, WithProviders(tt.usable), WithCredits(&fakeCredits{funding: tt.funding}))
+			_, err := s.resolve(context.Background(), Caller{OrgID: "org"}, userReq("auto", "hi"), routingFor(context.Background(), src, "org"))
+			if !errors.Is(err, tt.wantErr) {
+				t.Fatalf("err %v, want %v", err, tt.wantErr)
+			}
+			if err != nil {
+				if router.got.Eligible != nil {
+					t.Errorf("the router ran with %v", router.got.Eligible)
+				}
+				return
+			}
+			for _, m := range tt.want {
+				if !slices.Contains(router.got.Eligible, m) {
+					t.Errorf("%s not eligible: %v", m, router.got.Eligible)
+				}
+			}
+			for _, m := range tt.notOnPlan {
+				if slices.Contains(router.got.Eligible, m) || !slices.Contains(router.got.Drops, routing.Drop{Model: m, Reason: routing.DropNotOnPlan}) {
+					t.Errorf("%s eligible %v, drops %v; want it dropped as not on the plan", m, router.got.Eligible, router.got.Drops)
+				}
+			}
+		})
+	}
+}
+
+// panicExec reserves nothing itself: it takes the platform credential the
+// credits stage reserved for, then panics, as a bug in a provider adapter
+// would.
+type panicExec struct{ answerExec }
+
+func (panicExec) Run(ctx context.Context, _ dispatch.Meta, plan dispatch.Plan, _ *dispatch.Operation, _ dispatch.StreamWriter) (*dispatch.Result, error) {
+	UsePlatform(ctx, plan.Targets[0].Provider)
+	panic("adapter bug")
+}
+
+// TestCreditsHoldEndsWhenATurnPanics: a turn that panics after its
+// reservation still ends its hold (released: nothing was served) before
+// the panic goes on to the edge, instead of leaving it for the stale sweep.
+func TestCreditsHoldEndsWhenATurnPanics(t *testing.T) {
+	plan := &credits.Plan{ID: "p", Providers: []string{"openai"}, MultiplierBP: 10000}
+	fc := &fakeCredits{funding: Funding{Plan: plan}, balance: 1 << 40}
+	s := testService(t, Config{}, Deps{Executor: panicExec{}}, WithCredits(fc))
+	body := `{"model":"gpt-5-mini","max_tokens":100,"messages":[{"role":"user","content":"hi"}]}`
+	turn := &Turn{RequestID: "req-1", Received: time.Now(), Format: llm.FormatChat, Body: []byte(body),
+		Caller: Caller{OrgID: "org", KeyID: "key", Scopes: []string{"inference"}}}
+	var recovered any
+	func() {
+		defer func() { recovered = recover() }()
+		_ = s.Serve(context.Background(), turn, &captureOutput{})
+	}()
+	if recovered != "adapter bug" {
+		t.Fatalf("recovered %v, want the panic to reach the caller", recovered)
+	}
+	if len(fc.reserved) != 1 || fc.released != 1 || len(fc.settled) != 0 {
+		t.Fatalf("reserved %v released %d settled %v, want the hold released", fc.reserved, fc.released, fc.settled)
 	}
 }

@@ -15,10 +15,12 @@ const RouteEmbeddings = "embeddings"
 
 // Embed serves an embeddings request (t.Body in t.Format: OpenAI's, or
 // Gemini's embedContent or batchEmbedContents with t.PathModel) through the embeddings pipeline built by New:
-// scope, admit (with a Guard), embed; then account, settle (with a Guard)
-// and record, as for a turn. Errors are as Serve's before Commit.
+// scope, admit (with a Guard), embed, credits (with Credits), embed
+// dispatch; then account, credit settlement (with Credits), settle (with a
+// Guard) and record, as for a turn. Errors are as Serve's before Commit.
 func (s *Service) Embed(ctx context.Context, t *Turn, out Output) error {
 	p := newPass(t, out)
+	defer finishOnPanic(context.WithoutCancel(ctx), s.embedEnd, p)
 	var err error
 	for _, st := range s.embedIn {
 		if err = st.run(ctx, p); err != nil {
@@ -26,23 +28,27 @@ func (s *Service) Embed(ctx context.Context, t *Turn, out Output) error {
 		}
 	}
 	for _, f := range s.embedEnd {
-		f.finish(p, err)
+		f.finish(context.WithoutCancel(ctx), p, err)
 	}
 	return err
 }
 
-// embedStage validates the request, resolves the embedding model (the
-// organisation's aliases and allow and deny lists apply), and sends it
-// over the model's bindings through the Executor, with retries and
-// failover as for a turn: the caller's body when it is OpenAI's, else
-// re-encoded (see embedWire). It fills p.res (baseline: the model itself, so an
-// embedding saves nothing) and p.result for the account stage.
+// embedStage validates the request and resolves the embedding model (the
+// organisation's aliases and allow and deny lists apply) and the plan of
+// its bindings: the caller's body when it is OpenAI's, else re-encoded (see
+// embedWire). It fills p.res (baseline: the model itself, so an embedding
+// saves nothing) and p.embed for the credits and embed dispatch stages.
 type embedStage struct {
 	codecs   Codecs
 	catalog  *catalog.Catalog
 	routers  RouterSource
-	executor Executor
 	attempts int
+}
+
+// embedTurn is what the embed stage resolved for the embed dispatch stage.
+type embedTurn struct {
+	wire  embedWire
+	batch bool // the caller sent a batch (Gemini's batchEmbedContents)
 }
 
 func (s embedStage) run(ctx context.Context, p *pass) error {
@@ -87,13 +93,25 @@ func (s embedStage) run(ctx context.Context, p *pass) error {
 		route: RouteEmbeddings, plan: plan,
 		provenance: dispatch.Provenance{Purpose: dispatch.PurposeMain, PolicyID: RouteEmbeddings},
 	}
+	p.embed = &embedTurn{wire: wire, batch: er.Batch}
 	p.rec.RouteKind, p.rec.Decision = RouteEmbeddings, RouteEmbeddings+":"+m.ID
+	return nil
+}
+
+// embedDispatchStage sends the resolved embeddings request over the plan
+// through the Executor, with retries and failover as for a turn (on the
+// platform credentials the credits stage reserved for), and writes the
+// answer in the caller's format. It fills p.result for the account stage.
+type embedDispatchStage struct{ executor Executor }
+
+func (s embedDispatchStage) run(ctx context.Context, p *pass) error {
+	t, e := p.t, p.embed
 	meta := dispatch.Meta{
 		OrgID: t.Caller.OrgID, KeyID: t.Caller.KeyID, RequestID: t.RequestID, OperationID: t.RequestID + "/0",
 		Provenance: p.res.provenance, IdempotencyKey: t.Header.Get("Idempotency-Key"),
 	}
-	res, err := s.executor.Run(ctx, meta, plan, &dispatch.Operation{
-		Purpose: dispatch.PurposeMain, Inbound: wire.format, RawBody: wire.body, Endpoint: dispatch.EndpointEmbeddings,
+	res, err := s.executor.Run(withPlatform(ctx, p.credit.use), meta, p.res.plan, &dispatch.Operation{
+		Purpose: dispatch.PurposeMain, Inbound: e.wire.format, RawBody: e.wire.body, Endpoint: dispatch.EndpointEmbeddings,
 	}, nil)
 	p.result = res
 	if err != nil {
@@ -102,7 +120,7 @@ func (s embedStage) run(ctx context.Context, p *pass) error {
 	if res.RawBody == nil {
 		return fmt.Errorf("gateway: embeddings: %w", dispatch.ErrBadOperation)
 	}
-	answer, err := wire.answer(res.RawBody, er.Batch)
+	answer, err := e.wire.answer(res.RawBody, e.batch)
 	if err != nil {
 		return fmt.Errorf("gateway: embeddings: %w", err)
 	}

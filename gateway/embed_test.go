@@ -3,9 +3,11 @@ package gateway
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
+	"github.com/heddle-gw/heddle/credits"
 	"github.com/heddle-gw/heddle/dispatch"
 	"github.com/heddle-gw/heddle/llm"
 	"github.com/heddle-gw/heddle/routing"
@@ -156,5 +158,62 @@ func TestEmbedGemini(t *testing.T) {
 	}
 	if r := rows.rows[0]; r.Format != string(llm.FormatGemini) || r.RequestedModel != "gemini-embedding-001" || r.InputTokens != 10 {
 		t.Errorf("record %+v", r)
+	}
+}
+
+// platformEmbedExec is embedExec behind the credential rule of app's
+// resolver: a target runs on the organisation's own credential, or on a
+// platform one only when the credits stage reserved for its provider.
+type platformEmbedExec struct {
+	embedExec
+	byok map[string]bool
+}
+
+func (e *platformEmbedExec) Run(ctx context.Context, m dispatch.Meta, p dispatch.Plan, op *dispatch.Operation, w dispatch.StreamWriter) (*dispatch.Result, error) {
+	if t := p.Targets[0]; !e.byok[t.Provider] && !UsePlatform(ctx, t.Provider) {
+		return nil, dispatch.ErrNotConfigured
+	}
+	return e.embedExec.Run(ctx, m, p, op, w)
+}
+
+// TestEmbedCredits: on a hosted plan an embeddings request pays like a
+// turn: on a platform credential it reserves its maximum cost and settles
+// the actual cost at the plan's prices, is refused (nothing sent upstream)
+// when the balance cannot cover it, and on the organisation's own
+// credential it is charged the plan's BYOK fee.
+func TestEmbedCredits(t *testing.T) {
+	plan := &credits.Plan{ID: "p", Providers: []string{"openai"}, MultiplierBP: 15000, BYOKFeeBP: 1000}
+	body := `{"model":"text-embedding-3-small","input":["a","b"]}`
+	const cost = 20_000 // 1M input tokens at $0.02 per million
+	for _, tt := range []struct {
+		name                                string
+		funding                             Funding
+		balance                             int64
+		wantErr                             error
+		wantRun                             bool
+		wantReserved, wantSettled, wantFees []int64
+	}{
+		{name: "platform credential: reserve, then settle at the plan's prices", funding: Funding{Plan: plan}, balance: 1 << 40,
+			wantRun: true, wantReserved: []int64{plan.Price(int64(float64(len(body))*0.02) + 1)}, wantSettled: []int64{plan.Price(cost)}},
+		{name: "balance spent: refused, nothing sent upstream", funding: Funding{Plan: plan}, balance: 0,
+			wantErr: credits.ErrInsufficientCredits},
+		{name: "own credential: the BYOK fee, no hold", funding: Funding{Plan: plan, BYOK: map[string]bool{"openai": true}},
+			wantRun: true, wantFees: []int64{plan.Fee(cost)}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			fc := &fakeCredits{funding: tt.funding, balance: tt.balance}
+			exec := &platformEmbedExec{embedExec: embedExec{usage: 1_000_000}, byok: tt.funding.BYOK}
+			s := testService(t, Config{}, Deps{Executor: exec, Routers: fakeRouters{err: routing.ErrNoBundle}}, WithCredits(fc))
+			err := s.Embed(context.Background(), &Turn{RequestID: "req_e", Received: time.Now(), Format: llm.FormatChat,
+				Body: []byte(body), Caller: Caller{OrgID: "org", KeyID: "key", Scopes: []string{"inference"}}}, &captureOutput{})
+			if !errors.Is(err, tt.wantErr) {
+				t.Fatalf("err %v, want %v", err, tt.wantErr)
+			}
+			if (exec.op != nil) != tt.wantRun || !slices.Equal(fc.reserved, tt.wantReserved) ||
+				!slices.Equal(fc.settled, tt.wantSettled) || !slices.Equal(fc.fees, tt.wantFees) || fc.released != 0 {
+				t.Errorf("ran %v reserved %v settled %v fees %v released %d; want ran %v reserved %v settled %v fees %v",
+					exec.op != nil, fc.reserved, fc.settled, fc.fees, fc.released, tt.wantRun, tt.wantReserved, tt.wantSettled, tt.wantFees)
+			}
+		})
 	}
 }

@@ -13,6 +13,10 @@ var (
 	ErrUnknownModel    = errors.New("gateway: unknown model")
 	ErrModelNotAllowed = errors.New("gateway: model not allowed by the organisation")
 	ErrNoBinding       = errors.New("gateway: no provider binding for the model")
+	// ErrNotOnPlan means the organisation's hosted plan does not let its
+	// platform credentials serve the model (or, for a routed turn, any
+	// eligible model) and no credential of its own does.
+	ErrNotOnPlan = errors.New("gateway: model not on the organisation's plan")
 	// ErrConfig means New was given a missing collaborator or a bad setting.
 	ErrConfig = errors.New("gateway: bad service configuration")
 )

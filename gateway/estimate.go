@@ -3,17 +3,16 @@ package gateway
 import "github.com/heddle-gw/heddle/llm"
 
 // EstimateTokens approximates a request's input tokens at four bytes of text
-// per token, plus a fixed cost per image and per message. It is an estimate
-// and is reported as one.
+// per token, plus llm.MediaTokens per image or document (a PDF by its
+// pages) and a fixed cost per message. It is an estimate and is reported as
+// one.
 func EstimateTokens(r *llm.Request) int {
 	bytes := 0
 	count := func(ps []llm.Part) {}
 	count = func(ps []llm.Part) {
 		for _, p := range ps {
 			bytes += len(p.Text) + len(p.Arguments) + len(p.Name)
-			if p.Type == llm.PartImage || p.Type == llm.PartDocument {
-				bytes += 4 * 1600
-			}
+			bytes += 4 * llm.MediaTokens(p)
 			count(p.Result)
 		}
 	}

@@ -23,6 +23,8 @@ type Guard interface {
 	// Admit returns nil, or an error the HTTP layer maps to 429 (rate
 	// limited, with a retry delay), 402 (budget exceeded) or 503.
 	Admit(ctx context.Context, c Caller, now time.Time) error
-	// Settle records a served turn's cost and tokens; it must not block.
-	Settle(c Caller, costMicros int64, tokens int, now time.Time)
+	// Settle records a served turn's cost and tokens; it must not block
+	// beyond its own timeout on each store call. ctx is the turn's without
+	// its cancellation (traces and log fields stay; the turn may be over).
+	Settle(ctx context.Context, c Caller, costMicros int64, tokens int, now time.Time)
 }

@@ -9,15 +9,46 @@ import (
 	"github.com/heddle-gw/heddle/routing"
 )
 
-// ModelsFor lists the models the caller's organisation may ask for: the
+// ModelEntry is one name an organisation's keys may ask for (ListModels).
+type ModelEntry struct {
+	// Model is the model listed (for an alias: its target's properties
+	// under the alias name; for an embedding model: its id, family and
+	// MaxInput as ContextWindow).
+	Model catalog.Model
+	// AliasOf is the target of an organisation alias ("auto" or a model
+	// id); "" for a model listed under its own name.
+	AliasOf string
+	// Embedding marks an embedding model (or an alias of one).
+	Embedding bool
+}
+
+// ModelsFor lists the chat models of ListModels (aliases included, without
+// their marks): what the console's Models page shows.
+func (s *Service) ModelsFor(ctx context.Context, c Caller) ([]catalog.Model, error) {
+	entries, err := s.ListModels(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	var out []catalog.Model
+	for _, e := range entries {
+		if !e.Embedding {
+			out = append(out, e.Model)
+		}
+	}
+	return out, nil
+}
+
+// ListModels lists the models the caller's organisation may ask for: the
 // catalog models it can reach (a binding to a provider it has a credential
 // for; every model without a ProviderSet) that its allow and deny lists
 // admit and no alias of the same name shadows, in catalog order, then its
-// own models (same filters, by id), then its aliases by name: an alias of "auto" as a
-// bare entry, an alias of a listed model as a copy of it under the alias
-// name (an alias of a model not listed is left out). When the
-// organisation's settings cannot be read it fails closed, as turns do.
-func (s *Service) ModelsFor(ctx context.Context, c Caller) ([]catalog.Model, error) {
+// own models (same filters, by id), then its aliases by name: an alias of
+// "auto" as a bare entry, an alias of a listed model as a copy of it under
+// the alias name (an alias of a model not listed is left out); then the
+// embedding models on the same filters, then the aliases of listed ones.
+// When the organisation's settings cannot be read it fails closed, as
+// turns do.
+func (s *Service) ListModels(ctx context.Context, c Caller) ([]ModelEntry, error) {
 	org := routingFor(ctx, s.d.Routers, c.OrgID)
 	if org.unknown {
 		return nil, org.err
@@ -26,11 +57,11 @@ func (s *Service) ModelsFor(ctx context.Context, c Caller) ([]catalog.Model, err
 	if err != nil {
 		return nil, err
 	}
-	var out []catalog.Model
+	var chat []catalog.Model
 	for _, m := range s.d.Catalog.Models() {
 		_, shadowed := org.settings.ResolveAlias(m.ID) // the alias is listed instead
-		if !shadowed && allowed(m.ID, org.settings) && reachable(m, usable) {
-			out = append(out, m)
+		if !shadowed && allowed(m.ID, org.settings) && reachable(m.Bindings, usable) {
+			chat = append(chat, m)
 		}
 	}
 	own, err := s.policy.tenant.OrgModels(ctx, c.OrgID)
@@ -40,17 +71,35 @@ func (s *Service) ModelsFor(ctx context.Context, c Caller) ([]catalog.Model, err
 	for _, tm := range own {
 		_, shadowed := org.settings.ResolveAlias(tm.Model.ID)
 		if !shadowed && allowed(tm.Model.ID, org.settings) {
-			out = append(out, tm.Model)
+			chat = append(chat, tm.Model)
 		}
 	}
-	return append(out, aliasEntries(org.settings, out, s.d.Catalog)...), nil
+	var out []ModelEntry
+	for _, m := range chat {
+		out = append(out, ModelEntry{Model: m})
+	}
+	out = append(out, aliasEntries(org.settings, chat, s.d.Catalog.Lookup, false)...)
+	var embed []catalog.Model
+	for _, m := range s.d.Catalog.Embeddings() {
+		_, shadowed := org.settings.ResolveAlias(m.ID)
+		if !shadowed && allowed(m.ID, org.settings) && reachable(m.Bindings, usable) {
+			em := catalog.Model{ID: m.ID, Family: m.Family, ContextWindow: m.MaxInput, Bindings: m.Bindings}
+			embed = append(embed, em)
+			out = append(out, ModelEntry{Model: em, Embedding: true})
+		}
+	}
+	embedLookup := func(name string) (catalog.Model, error) {
+		m, err := s.d.Catalog.Embedding(name)
+		return catalog.Model{ID: m.ID}, err
+	}
+	return append(out, aliasEntries(org.settings, embed, embedLookup, true)...), nil
 }
 
-func reachable(m catalog.Model, usable map[string]bool) bool {
+func reachable(bindings []catalog.Binding, usable map[string]bool) bool {
 	if usable == nil {
 		return true
 	}
-	for _, b := range m.Bindings {
+	for _, b := range bindings {
 		if usable[b.Provider] {
 			return true
 		}
@@ -58,27 +107,32 @@ func reachable(m catalog.Model, usable map[string]bool) bool {
 	return false
 }
 
-func aliasEntries(st routing.OrgSettings, listed []catalog.Model, cat *catalog.Catalog) []catalog.Model {
+// aliasEntries lists st's aliases, by name, whose target is among listed
+// (found through lookup, a catalog's name resolution; else by id, as the
+// organisation's own models are) or, unless embedding, is "auto".
+func aliasEntries(st routing.OrgSettings, listed []catalog.Model, lookup func(string) (catalog.Model, error), embedding bool) []ModelEntry {
 	names := make([]string, 0, len(st.Aliases))
 	for n := range st.Aliases {
 		names = append(names, n)
 	}
 	slices.Sort(names)
-	var out []catalog.Model
+	var out []ModelEntry
 	for _, n := range names {
 		target := st.Aliases[n]
 		if target == routing.AliasTargetAuto {
-			out = append(out, catalog.Model{ID: n})
+			if !embedding {
+				out = append(out, ModelEntry{Model: catalog.Model{ID: n}, AliasOf: target})
+			}
 			continue
 		}
 		id := target
-		if m, err := cat.Lookup(target); err == nil {
+		if m, err := lookup(target); err == nil {
 			id = m.ID
 		} // else perhaps one of the organisation's own models, listed by id
 		if i := slices.IndexFunc(listed, func(l catalog.Model) bool { return l.ID == id }); i >= 0 {
 			alias := listed[i]
 			alias.ID, alias.Aliases = n, nil
-			out = append(out, alias)
+			out = append(out, ModelEntry{Model: alias, AliasOf: id, Embedding: embedding})
 		}
 	}
 	return out

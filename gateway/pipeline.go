@@ -26,9 +26,10 @@ type follower interface {
 }
 
 // finisher runs for every turn, answered or failed, in order: account,
-// settle, record. It must not block.
+// settle, record. It must not block beyond its own timeouts; ctx is the
+// turn's without its cancellation (traces and log fields stay).
 type finisher interface {
-	finish(p *pass, err error)
+	finish(ctx context.Context, p *pass, err error)
 }
 
 // pass is one turn on its way through the pipeline: what the stages
@@ -56,6 +57,7 @@ type pass struct {
 	res     *resolution  // route (pin may change it)
 	send    *llm.Request // pin: the request after a handover (nil: req)
 	credit  creditTurn   // credits: the turn's funding and hold
+	embed   *embedTurn   // embed: an embeddings request's wire (nil: a turn)
 
 	answered bool             // cache: served from the cache
 	result   *dispatch.Result // dispatch

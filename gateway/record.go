@@ -1,6 +1,8 @@
 package gateway
 
 import (
+	"context"
+
 	"time"
 
 	"github.com/google/uuid"
@@ -19,7 +21,7 @@ type ErrorCoder func(err error) (status int, code string)
 // that reached dispatch, whether or not it then failed.
 type accountStage struct{ pricer Pricer }
 
-func (a accountStage) finish(p *pass, _ error) {
+func (a accountStage) finish(_ context.Context, p *pass, _ error) {
 	res, r, rec := p.result, p.res, p.rec
 	if res == nil || r == nil {
 		return
@@ -63,7 +65,7 @@ type recordStage struct {
 	classify ErrorCoder
 }
 
-func (s recordStage) finish(p *pass, err error) {
+func (s recordStage) finish(_ context.Context, p *pass, err error) {
 	rec := p.rec
 	rec.LatencyMs = float64(time.Since(p.t.Received).Microseconds()) / 1000
 	rec.Session = p.sessionID()

@@ -118,7 +118,7 @@ func TestAccountTenantPrice(t *testing.T) {
 	var rec analytics.Request
 	// The target as the plan carries it, as dispatch reports it served.
 	served := &dispatch.Result{Served: res.plan.Targets[0], Usage: llm.Usage{Input: 1000, Output: 500}}
-	accountStage{pricer: Pricer{Catalog: cat}}.finish(&pass{rec: &rec, result: served, res: res}, nil)
+	accountStage{pricer: Pricer{Catalog: cat}}.finish(context.Background(), &pass{rec: &rec, result: served, res: res}, nil)
 	// 1000 * $2/M + 500 * $4/M = $0.004 = 4000 micro-dollars; baseline is itself.
 	if rec.CostMicros != 4000 || rec.BaselineMicros != 4000 || rec.SavingsMicros != 0 || rec.ServedModel != "acme-llama" || rec.Provider != "acme" {
 		t.Fatalf("record: cost %d baseline %d savings %d model %s provider %s", rec.CostMicros, rec.BaselineMicros,

@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/heddle-gw/heddle/catalog"
 	"github.com/heddle-gw/heddle/dispatch"
@@ -15,9 +16,12 @@ import (
 // turn among the eligible models (within the ceiling, on the providers the
 // organisation can use), with the runner-up's bindings as the fallback.
 type routeStage struct {
-	catalog    *catalog.Catalog
-	plans      planner
-	providers  ProviderSet
+	catalog   *catalog.Catalog
+	plans     planner
+	providers ProviderSet
+	// credits, with hosted billing, narrows the candidates to the models
+	// the organisation's plan or its own credentials cover (nil: no plans).
+	credits    Credits
 	alpha      float64 // the default dial
 	embedBytes int
 }
@@ -43,7 +47,19 @@ func (s routeStage) resolve(ctx context.Context, c Caller, req *llm.Request, v v
 		return nil, fmt.Errorf("gateway: usable providers: %w", err)
 	}
 	pol.UsableProviders = usable
+	if s.credits != nil {
+		f, err := s.credits.Funding(ctx, c.OrgID)
+		if err != nil {
+			return nil, fmt.Errorf("gateway: credits: %w", err)
+		}
+		if f.Plan != nil {
+			pol.Bindable = f.allows
+		}
+	}
 	eligible, drops := routing.Eligible(s.catalog.Models(), routing.NeedsOf(req), pol)
+	if len(eligible) == 0 && slices.ContainsFunc(drops, func(d routing.Drop) bool { return d.Reason == routing.DropNotOnPlan }) {
+		return nil, fmt.Errorf("%w: no model the plan or the organisation's own credentials cover fits this request", ErrNotOnPlan)
+	}
 	alpha := s.alpha
 	if org.settings.Alpha != nil {
 		alpha = *org.settings.Alpha

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 
@@ -120,7 +121,7 @@ func New(cfg Config, d Deps, opts ...Option) (*Service, error) {
 	plans := planner{catalog: d.Catalog, maxAttempts: cfg.MaxAttempts}
 	s := &Service{d: d, cfg: cfg, plans: plans}
 	s.policy = policyStage{routers: d.Routers, catalog: d.Catalog, plans: plans, tenant: o.tenant, baseline: baseline}
-	s.route = routeStage{catalog: d.Catalog, plans: plans, providers: o.providers, alpha: cfg.DefaultAlpha, embedBytes: cfg.EmbedBytes}
+	s.route = routeStage{catalog: d.Catalog, plans: plans, providers: o.providers, credits: o.credits, alpha: cfg.DefaultAlpha, embedBytes: cfg.EmbedBytes}
 	guard := admitStage{guard: o.guard}
 	s.in = append(s.in, scopeStage{})
 	if o.guard != nil {
@@ -155,12 +156,15 @@ func New(cfg Config, d Deps, opts ...Option) (*Service, error) {
 	}
 	s.end = append(s.end, recordStage{recorder: d.Recorder, classify: d.Classify})
 	s.embedIn = append(s.embedIn, scopeStage{})
-	s.embedEnd = append(s.embedEnd, accountStage{pricer: Pricer{Catalog: d.Catalog}})
 	if o.guard != nil {
-		s.embedIn, s.embedEnd = append(s.embedIn, guard), append(s.embedEnd, guard)
+		s.embedIn = append(s.embedIn, guard)
 	}
-	s.embedIn = append(s.embedIn, embedStage{codecs: d.Codecs, catalog: d.Catalog, routers: d.Routers, executor: d.Executor, attempts: cfg.MaxAttempts})
-	s.embedEnd = append(s.embedEnd, recordStage{recorder: d.Recorder, classify: d.Classify})
+	s.embedIn = append(s.embedIn, embedStage{codecs: d.Codecs, catalog: d.Catalog, routers: d.Routers, attempts: cfg.MaxAttempts})
+	if o.credits != nil {
+		s.embedIn = append(s.embedIn, credit)
+	}
+	s.embedIn = append(s.embedIn, embedDispatchStage{executor: d.Executor})
+	s.embedEnd = s.end // account, credit settlement, settle, record
 	return s, nil
 }
 
@@ -173,11 +177,29 @@ func (s *Service) Codec(f llm.Format) llm.Codec { return s.d.Codecs[f] }
 // reported to the client inside the stream.
 func (s *Service) Serve(ctx context.Context, t *Turn, out Output) error {
 	p := newPass(t, out)
+	defer finishOnPanic(context.WithoutCancel(ctx), s.end, p)
 	err := s.serve(ctx, p)
 	for _, f := range s.end {
-		f.finish(p, err)
+		f.finish(context.WithoutCancel(ctx), p, err)
 	}
 	return err
+}
+
+// errPanicked is what the finishers of a turn that panicked are told.
+var errPanicked = errors.New("gateway: the turn panicked")
+
+// finishOnPanic runs end for a turn that panicked (so its credit hold is
+// settled or released, its budget and record kept, never left for the
+// stale sweep), then lets the panic go on to the edge's recover.
+func finishOnPanic(ctx context.Context, end []finisher, p *pass) {
+	r := recover()
+	if r == nil {
+		return
+	}
+	for _, f := range end {
+		f.finish(ctx, p, errPanicked)
+	}
+	panic(r)
 }
 
 func (s *Service) serve(ctx context.Context, p *pass) error {

@@ -28,6 +28,10 @@ type Policy struct {
 	// usable when one of its bindings names a provider in the set. A nil map
 	// means no restriction; an empty non-nil map means nothing is usable.
 	UsableProviders map[string]bool
+	// Bindable, when non-nil, narrows the bindings further: one counts only
+	// when Bindable(its provider, the model id) (a hosted plan that lists
+	// models lets its platform credentials serve those models only).
+	Bindable func(provider, model string) bool
 	// Ceiling, when non-zero, is the highest tier allowed (under route-all, the
 	// requested model's tier).
 	Ceiling catalog.Tier
@@ -44,6 +48,7 @@ const (
 	DropNotAllowed   = "not_allowed"
 	DropDenied       = "denied"
 	DropNoBinding    = "no_usable_binding"
+	DropNotOnPlan    = "not_on_plan"
 	DropTools        = "no_tools"
 	DropVision       = "no_vision"
 	DropThinking     = "no_thinking"
@@ -55,7 +60,7 @@ const (
 
 // Eligible returns the ids of the models (in the given order) that satisfy
 // need and policy, and a Drop for every other model with the first reason
-// that excluded it (checked in the order: allow, deny, ceiling, binding,
+// that excluded it (checked in the order: allow, deny, ceiling, binding, plan,
 // capabilities, context).
 func Eligible(models []catalog.Model, need Needs, policy Policy) (eligible []string, drops []Drop) {
 	for _, m := range models {
@@ -76,8 +81,10 @@ func dropReason(m catalog.Model, need Needs, p Policy) string {
 		return DropDenied
 	case p.Ceiling != 0 && m.Tier > p.Ceiling:
 		return DropAboveCeiling
-	case !usable(m, p.UsableProviders):
+	case !usable(m, p.UsableProviders, nil):
 		return DropNoBinding
+	case p.Bindable != nil && !usable(m, p.UsableProviders, p.Bindable):
+		return DropNotOnPlan
 	case need.Tools && !m.Capabilities.Tools:
 		return DropTools
 	case need.Vision && !m.Capabilities.Vision:
@@ -92,12 +99,11 @@ func dropReason(m catalog.Model, need Needs, p Policy) string {
 	return ""
 }
 
-func usable(m catalog.Model, providers map[string]bool) bool {
-	if providers == nil {
-		return len(m.Bindings) > 0
-	}
+// usable reports whether one of m's bindings names a provider in
+// providers (nil: any) that bindable (nil: any) accepts for m.
+func usable(m catalog.Model, providers map[string]bool, bindable func(provider, model string) bool) bool {
 	for _, b := range m.Bindings {
-		if providers[b.Provider] {
+		if (providers == nil || providers[b.Provider]) && (bindable == nil || bindable(b.Provider, m.ID)) {
 			return true
 		}
 	}
@@ -136,7 +142,9 @@ func partBytes(p llm.Part, n *Needs) int {
 	switch p.Type {
 	case llm.PartImage:
 		n.Vision = true
-		return 1600 * 4 // an image costs on the order of 1.6k tokens
+		return 4 * llm.MediaTokens(p)
+	case llm.PartDocument:
+		return 4 * llm.MediaTokens(p) // a PDF by its pages
 	case llm.PartToolCall, llm.PartToolResult:
 		n.Tools = true
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -21,7 +22,15 @@ type BudgetDeps struct {
 	Settings *billing.OrgBudgets
 	// Spend reads what organisations and keys have spent.
 	Spend *billing.Budgets
+	// ConcurrencyCeiling is the most an organisation may set as its own
+	// max_concurrency: what the operator gives it (HEDDLE_ORG_CONCURRENCY,
+	// or its plan's default cap when higher). An error fails the save.
+	ConcurrencyCeiling func(ctx context.Context, orgID string) (int, error)
 }
+
+// errAboveOperatorLimit means an organisation asked for a concurrency cap
+// above what the operator gives it (422).
+var errAboveOperatorLimit = errors.New("web: max_concurrency above the operator's limit")
 
 // budgetUsage is one budget and what was spent in its current period.
 type budgetUsage struct {
@@ -192,6 +201,16 @@ func (a *API) putBudgets(c *fiber.Ctx) error {
 // saveBudgets validates and stores s as act's organisation's budgets (the
 // API and the console both save through it) and logs the change.
 func (a *API) saveBudgets(ctx context.Context, act tenancy.Actor, s billing.OrgBudgetSettings, via string) error {
+	if s.MaxConcurrency > 0 {
+		ceil, err := a.d.Budgets.ConcurrencyCeiling(ctx, act.OrgID)
+		if err != nil {
+			return err
+		}
+		if ceil > 0 && s.MaxConcurrency > ceil {
+			return fmt.Errorf("%w: %w", errAboveOperatorLimit, &billing.FieldError{Field: "max_concurrency",
+				Message: fmt.Sprintf("must be at most %d, the operator's limit for this organisation (empty or 0 uses that limit)", ceil)})
+		}
+	}
 	saved, err := a.d.Budgets.Settings.Set(ctx, act.OrgID, s)
 	if err != nil {
 		return err

@@ -17,15 +17,23 @@ type budgetsFixture struct {
 	store    *billingtest.Memory
 	settings *billing.OrgBudgets
 	spend    *billing.Budgets
+	// ceiling is the operator's concurrency limit for every organisation.
+	ceiling int
 }
 
 func newBudgets() *budgetsFixture {
 	m := billingtest.NewMemory(nil)
-	return &budgetsFixture{store: m, settings: billing.NewOrgBudgets(m, billing.OrgBudgetsConfig{}), spend: billing.NewBudgets(m, billing.BudgetsConfig{})}
+	return &budgetsFixture{store: m, settings: billing.NewOrgBudgets(m, billing.OrgBudgetsConfig{}), spend: billing.NewBudgets(m, billing.BudgetsConfig{}), ceiling: 1024}
+}
+
+// deps are the web's budget collaborators over b.
+func (b *budgetsFixture) deps() web.BudgetDeps {
+	return web.BudgetDeps{Settings: b.settings, Spend: b.spend,
+		ConcurrencyCeiling: func(context.Context, string) (int, error) { return b.ceiling, nil }}
 }
 
 func withBudgets(b *budgetsFixture) fixtureOpt {
-	return func(d *deps) { d.Budgets = web.BudgetDeps{Settings: b.settings, Spend: b.spend} }
+	return func(d *deps) { d.Budgets = b.deps() }
 }
 
 // spendAt records a served turn of key in org at now, as the guard does.
@@ -170,6 +178,7 @@ func TestBudgetsValidation(t *testing.T) {
 		{"negative concurrency", `{"max_concurrency": -1}`, 400, "billing.invalid_budget", "max_concurrency"},
 		{"fractional concurrency", `{"max_concurrency": 2.5}`, 400, "billing.invalid_budget", "max_concurrency"},
 		{"concurrency too high", `{"max_concurrency": 100001}`, 400, "billing.invalid_budget", "max_concurrency"},
+		{"concurrency above the operator's limit", `{"max_concurrency": 1025}`, 422, "billing.concurrency_above_limit", "max_concurrency"},
 		{"mode not a string", `{"daily_mode": 1}`, 400, "web.bad_request", "daily_mode"},
 		{"unknown field", `{"weekly_limit_micros": 5}`, 400, "web.bad_request", "weekly_limit_micros"},
 		{"empty body", ``, 400, "web.bad_request", ""},

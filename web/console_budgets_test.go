@@ -95,7 +95,7 @@ func TestConsoleBudgetsPage(t *testing.T) {
 	if got := saved.tid("budget-max-concurrency").AttrOr("value", ""); got != "600" {
 		t.Errorf("saved form shows concurrency %q, want 600", got)
 	}
-	for _, bad := range []string{"many", "-2", "100001"} {
+	for _, bad := range []string{"many", "-2", "100001", "1025"} { // 1025: above the operator's limit
 		p := v.post("/budgets", url.Values{"daily_mode": {"hard"}, "monthly_mode": {"hard"}, "max_concurrency": {bad}}, htmx)
 		if p.status != 422 || p.tid("field-error-max_concurrency").Length() != 1 || p.tid("budget-max-concurrency").AttrOr("value", "") != bad {
 			t.Fatalf("concurrency %q: %d %s", bad, p.status, p.body)

@@ -99,12 +99,7 @@ func keyForm(ctx *fiber.Ctx, csrf string) (tenancy.KeyInput, keys.FormProps, err
 		Daily: formValue(ctx, "daily_budget"), Monthly: formValue(ctx, "monthly_budget"),
 		Tags: formValue(ctx, "tags"), Expires: formValue(ctx, "expires"), Scopes: map[string]bool{},
 	}
-	in := tenancy.KeyInput{Name: f.Name, Policy: tenancy.Policy(f.Policy)}
-	for _, t := range strings.Split(f.Tags, ",") {
-		if t = strings.TrimSpace(t); t != "" {
-			in.Tags = append(in.Tags, t)
-		}
-	}
+	in := tenancy.KeyInput{Name: f.Name, Policy: tenancy.Policy(f.Policy), Tags: splitTags(f.Tags)}
 	if f.Expires != "" {
 		d, err := time.ParseInLocation(time.DateOnly, f.Expires, time.UTC)
 		if err != nil {
@@ -237,4 +232,16 @@ func (c *Console) keyAction(ctx *fiber.Ctx, done string, do func(uctx context.Co
 		return c.render(ctx, fiber.StatusOK, keys.KeyRow(keyRow(k, c.d.Now(), act), sessionOf(ctx).CSRF))
 	}
 	return ctx.Redirect("/keys", fiber.StatusSeeOther)
+}
+
+// splitTags reads a comma-separated tag field (the create and edit forms);
+// tenancy validates and normalises each tag.
+func splitTags(field string) []string {
+	var tags []string
+	for _, t := range strings.Split(field, ",") {
+		if t = strings.TrimSpace(t); t != "" {
+			tags = append(tags, t)
+		}
+	}
+	return tags
 }

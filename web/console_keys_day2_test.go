@@ -37,9 +37,9 @@ func TestConsoleKeysTagsSpendExpiry(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	row := v.get("/keys", nil).tid("key-row-" + id)
-	cell := func(tid string) string { return strings.TrimSpace(row.Find(`[data-testid="` + tid + `"]`).Text()) }
-	if got := row.Find(`[data-testid="key-tags"] .tag`).Map(func(_ int, s *goquery.Selection) string { return s.Text() }); strings.Join(got, ",") != "ci,team:search" {
+	listed := v.get("/keys", nil).tid("key-row-" + id)
+	cell := func(tid string) string { return strings.TrimSpace(listed.Find(`[data-testid="` + tid + `"]`).Text()) }
+	if got := listed.Find(`[data-testid="key-tags"] .tag`).Map(func(_ int, s *goquery.Selection) string { return s.Text() }); strings.Join(got, ",") != "ci,team:search" {
 		t.Errorf("tags %v", got)
 	}
 	if got := cell("key-spend"); got != "$1.50" {
@@ -51,6 +51,30 @@ func TestConsoleKeysTagsSpendExpiry(t *testing.T) {
 	bad := url.Values{"name": {"bad"}, "scopes": {"inference"}, "tags": {"has space"}, "csrf_token": {v.cookies[web.CSRFCookie]}}
 	if p := v.post("/keys", bad, htmx); p.status != 422 || p.tid("field-error-tags").Length() != 1 {
 		t.Errorf("invalid tag: %d %s", p.status, p.body)
+	}
+
+	// The edit form edits the tags too: shown as stored, replaced, refused
+	// when invalid (nothing changed), and cleared when emptied.
+	tags := func(p *page) string {
+		return strings.Join(p.tid("key-row-"+id).Find(`[data-testid="key-tags"] .tag`).Map(func(_ int, s *goquery.Selection) string { return s.Text() }), ",")
+	}
+	if got := row(t, v.get("/keys/"+id+"/edit", htmx)).tid("key-edit-tags").AttrOr("value", "?"); got != "ci, team:search" {
+		t.Errorf("edit form tags %q, want the stored ones", got)
+	}
+	edit := func(tagField string) *page {
+		return row(t, v.post("/keys/"+id+"/edit", url.Values{"policy": {"explicit"}, "tags": {tagField}}, htmx))
+	}
+	if p := edit("prod, Team:Billing"); p.status != 200 || tags(p) != "prod,team:billing" {
+		t.Errorf("saved tags: %d %q %s", p.status, tags(p), p.body)
+	}
+	if p := edit("has space"); p.status != 422 || p.tid("field-error-tags").Length() != 1 || p.tid("key-edit-tags").AttrOr("value", "") != "has space" {
+		t.Errorf("invalid tag in the edit form: %d %s", p.status, p.body)
+	}
+	if got := tags(v.get("/keys", nil)); got != "prod,team:billing" {
+		t.Errorf("after a refused edit the tags are %q", got)
+	}
+	if p := edit(""); p.status != 200 || tags(p) != "" {
+		t.Errorf("emptied tags: %d %q", p.status, tags(p))
 	}
 }
 

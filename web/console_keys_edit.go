@@ -3,6 +3,7 @@ package web
 import (
 	"errors"
 	"strconv"
+	"strings"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -24,6 +25,7 @@ func editForm(k *tenancy.Key, csrf string) keys.EditProps {
 		ID: k.ID, Prefix: k.Prefix, Name: k.Name, CSRF: csrf, Policy: string(k.Policy),
 		RPM: strconv.Itoa(k.Limits.RPM), TPM: strconv.Itoa(k.Limits.TPM),
 		Daily: dollars(k.Limits.DailyBudgetMicros), Monthly: dollars(k.Limits.MonthlyBudgetMicros), Mode: "hard",
+		Tags: strings.Join(k.Tags, ", "),
 	}
 	if k.Limits.SoftBudgets {
 		e.Mode = "soft"
@@ -35,14 +37,15 @@ func editForm(k *tenancy.Key, csrf string) keys.EditProps {
 }
 
 // keyPatchForm reads the edit form into a patch of the key's policy, dial,
-// limits and budgets; e takes the values as typed.
+// limits, budgets and tags; e takes the values as typed.
 func keyPatchForm(ctx *fiber.Ctx, e *keys.EditProps) (tenancy.KeyPatch, error) {
 	e.Policy, e.Alpha = formValue(ctx, "policy"), formValue(ctx, "alpha")
 	e.RPM, e.TPM = formValue(ctx, "rpm"), formValue(ctx, "tpm")
 	e.Daily, e.Monthly = formValue(ctx, "daily_budget"), formValue(ctx, "monthly_budget")
-	e.Mode = formValue(ctx, "budget_mode")
+	e.Mode, e.Tags = formValue(ctx, "budget_mode"), formValue(ctx, "tags")
 	pol := tenancy.Policy(e.Policy)
-	p := tenancy.KeyPatch{Policy: &pol, SetAlpha: true}
+	// A form without the tags field (a page from before it had one) keeps them.
+	p := tenancy.KeyPatch{Policy: &pol, SetAlpha: true, SetTags: ctx.Request().PostArgs().Has("tags"), Tags: splitTags(e.Tags)}
 	if e.Alpha != "" {
 		a, err := strconv.ParseFloat(e.Alpha, 64)
 		if err != nil {

@@ -79,9 +79,11 @@ var errorTable = []errorKind{
 	// The routing page's "try a prompt" (gateway.Service.Route).
 	{gateway.ErrModelNotAllowed, fiber.StatusForbidden, "routing.model_not_allowed", "the model is not allowed by the organisation's routing settings"},
 	{gateway.ErrUnknownModel, fiber.StatusBadRequest, "routing.unknown_model", "not a known model"},
+	{gateway.ErrNotOnPlan, fiber.StatusForbidden, "billing.model_not_on_plan", "the organisation's plan covers no model that fits, and no credential of its own serves one"},
 	{gateway.ErrNoBinding, fiber.StatusUnprocessableEntity, "routing.no_binding", "no provider the organisation can use serves this model"},
 	{routing.ErrNoEligible, fiber.StatusUnprocessableEntity, "routing.no_eligible_model", "no model is eligible: add a provider credential or relax the allow list"},
 	{routing.ErrUnavailable, fiber.StatusServiceUnavailable, "routing.unavailable", "the router cannot decide right now; retry"},
+	{errAboveOperatorLimit, fiber.StatusUnprocessableEntity, "billing.concurrency_above_limit", ""},
 	{billing.ErrInvalidBudgetSettings, fiber.StatusBadRequest, "billing.invalid_budget", ""},
 	{billing.ErrBudgetUnavailable, fiber.StatusServiceUnavailable, "billing.unavailable", "budgets cannot be read right now; retry"},
 	{tenantmodel.ErrProviderInUse, fiber.StatusConflict, "tenantmodel.provider_in_use", "the provider still has models; delete them first"},

@@ -78,6 +78,7 @@ func (s Services) validate() error {
 		{"RoutingBundles", s.RoutingBundles == nil}, {"Training", s.Training == nil}, {"KnownModel", s.KnownModel == nil}, {"PassThroughModel", s.PassThroughModel == nil},
 		{"RoutingChanged", s.RoutingChanged == nil}, {"Reader", s.Reader == nil},
 		{"Budgets.Settings", s.Budgets.Settings == nil}, {"Budgets.Spend", s.Budgets.Spend == nil},
+		{"Budgets.ConcurrencyCeiling", s.Budgets.ConcurrencyCeiling == nil},
 		{"TenantModels", s.TenantModels == nil}, {"Privacy", s.Privacy == nil}, {"Models", s.Models == nil},
 		{"Billing.Credits", s.Billing.Credits == nil}, {"Billing.KnownProvider", s.Billing.KnownProvider == nil},
 		{"Billing.Payments", s.Billing.Payments == nil}, {"Billing.CredentialName", s.Billing.CredentialName == nil},

@@ -124,7 +124,7 @@ func newDeps(t *testing.T, store *tenancytest.Memory, logger *slog.Logger, teste
 		PassThroughModel: func(m string) bool { return m == "claude-opus-5-5" }, // the one pass-through name the tests use
 		RoutingChanged:   func(org string) { sf.routing.changed = append(sf.routing.changed, org) },
 		Reader:           sf.reader,
-		Budgets:          web.BudgetDeps{Settings: b.settings, Spend: b.spend},
+		Budgets:          b.deps(),
 		TenantModels:     tenantmodel.NewService(tmsql.New(db), creds, cat, tenantmodel.Config{}),
 		Privacy:          analytics.NewContents(anasql.New(db), vault, analytics.ContentsConfig{}),
 		Models: func(context.Context, string) ([]catalog.Model, error) {

@@ -304,9 +304,10 @@ func TestStatement(t *testing.T) {
 	})
 }
 
-// TestStaleReservations: a hold older than StaleAfter is released (its
-// credit available again); its call settling afterwards is still debited,
-// once.
+// TestStaleReservations: a hold older than StaleAfter is settled at its
+// reservation (a call whose outcome was lost is never left unpaid), once:
+// its call settling afterwards appends nothing, and a fresh hold is left
+// alone.
 func TestStaleReservations(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, d testdb.DB) {
 		ctx := context.Background()
@@ -321,19 +322,19 @@ func TestStaleReservations(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if n, err := svc.ReleaseStale(ctx); err != nil || n != 0 {
-			t.Fatalf("fresh hold released: %d %v", n, err)
+		if n, _, err := svc.SettleStale(ctx); err != nil || n != 0 {
+			t.Fatalf("fresh hold settled: %d %v", n, err)
 		}
 		now = now.Add(credits.StaleAfter + time.Minute)
 		fresh, err := svc.Reserve(ctx, "org_a", "req-new", 100)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if n, err := svc.ReleaseStale(ctx); err != nil || n != 1 {
-			t.Fatalf("stale holds released: %d %v, want 1", n, err)
+		if n, micros, err := svc.SettleStale(ctx); err != nil || n != 1 || micros != 800 {
+			t.Fatalf("stale holds settled: %d (%d micros) %v, want 1 (800)", n, micros, err)
 		}
-		if a, _ := svc.Account(ctx, "org_a"); a.ReservedMicros != 100 {
-			t.Fatalf("reserved %d after the sweep, want the fresh hold's 100", a.ReservedMicros)
+		if a, _ := svc.Account(ctx, "org_a"); a.ReservedMicros != 100 || a.BalanceMicros != 200 {
+			t.Fatalf("account %+v after the sweep, want the fresh hold's 100 reserved and 200 left", a)
 		}
 		if err := svc.Settle(ctx, old, credits.Use{Micros: 300, Model: "m", KeyID: "k"}); err != nil {
 			t.Fatal(err)
@@ -343,8 +344,13 @@ func TestStaleReservations(t *testing.T) {
 		}
 		a, _ := svc.Account(ctx, "org_a")
 		es, _ := svc.Entries(ctx, "org_a", credits.EntryQuery{})
-		if a.BalanceMicros != 650 || a.ReservedMicros != 0 || len(es) != 3 {
-			t.Fatalf("account %+v with %d entries, want balance 650, nothing reserved, a grant and two debits", a, len(es))
+		if a.BalanceMicros != 150 || a.ReservedMicros != 0 || len(es) != 3 {
+			t.Fatalf("account %+v with %d entries, want balance 150, nothing reserved, a grant and two debits", a, len(es))
+		}
+		for _, e := range es {
+			if e.RequestID == "req-old" && (e.AmountMicros != -800 || e.Reason != credits.StaleReason) {
+				t.Errorf("the stale hold's debit %+v, want -800 for %q", e, credits.StaleReason)
+			}
 		}
 	})
 }

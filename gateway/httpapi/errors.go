@@ -67,6 +67,8 @@ func classify(err error) apiError {
 		return apiError{400, "request.invalid", "invalid_request_error", strings.TrimPrefix(field.Error(), "gateway: "), 0}
 	case errors.Is(err, errTooLarge):
 		return apiError{413, "request.too_large", "request_too_large", "request body is larger than the configured limit", 0}
+	case errors.Is(err, gateway.ErrNotOnPlan):
+		return apiError{403, "billing.model_not_on_plan", "permission_error", "the organisation's plan does not cover the requested model (for a routed request: any eligible model) and no credential of the organisation's own serves it; nothing was sent upstream", 0}
 	case errors.Is(err, gateway.ErrNoBinding):
 		return apiError{400, "request.no_binding", "invalid_request_error", "model has no usable provider binding", 0}
 	case errors.Is(err, routing.ErrUnavailable):

@@ -7,6 +7,7 @@ import (
 
 	"github.com/heddle-gw/heddle/credits"
 	"github.com/heddle-gw/heddle/dispatch"
+	"github.com/heddle-gw/heddle/gateway"
 	"github.com/heddle-gw/heddle/gateway/httpapi"
 )
 
@@ -27,6 +28,8 @@ func TestClassifyRecords(t *testing.T) {
 		{name: "unknown error", err: fmt.Errorf("boom"), wantStatus: 500, wantCode: "internal.error"},
 		{name: "insufficient credits", err: fmt.Errorf("gateway: credits: %w", credits.ErrInsufficientCredits),
 			wantStatus: 402, wantCode: "billing.insufficient_credits"},
+		{name: "model not on the plan", err: fmt.Errorf("%w: gpt-5", gateway.ErrNotOnPlan),
+			wantStatus: 403, wantCode: "billing.model_not_on_plan"},
 		{name: "ledger unavailable", err: fmt.Errorf("gateway: credits: %w: db down", credits.ErrUnavailable),
 			wantStatus: 503, wantCode: "billing.unavailable"},
 	} {

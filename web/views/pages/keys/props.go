@@ -109,6 +109,7 @@ type EditProps struct {
 	Daily   string // dollars as typed
 	Monthly string
 	Mode    string // budget mode: "hard" or "soft"
+	Tags    string // comma-separated, as typed
 	Error   string
 	Fields  map[string]string
 }
@@ -133,7 +134,7 @@ type PageProps struct {
 }
 
 // editFields are the edit form's fields, in the order their errors show.
-var editFields = []string{"policy", "alpha", "rpm", "tpm", "daily_budget", "monthly_budget", "budget_mode"}
+var editFields = []string{"policy", "alpha", "rpm", "tpm", "daily_budget", "monthly_budget", "budget_mode", "tags"}
 
 // AllScopes are the scopes offered by the form.
 var AllScopes = []string{"inference", "route", "analytics:read"}
