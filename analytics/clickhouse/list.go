@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync/atomic"
 	"time"
 
+	ch "github.com/ClickHouse/clickhouse-go/v2"
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 	"github.com/google/uuid"
 
@@ -31,11 +33,16 @@ const newestFirst = " ORDER BY time_ms DESC, event_id DESC LIMIT 1 BY event_id"
 // The explorer reads the newest window first and widens it by windowGrowth
 // until the page is full or the range is exhausted; its last window reaches
 // back to the range's start. A page of a busy organisation reads one hour
-// of rows, not the organisation.
+// of rows, not the organisation. A filter that matches few rows would read
+// the whole organisation: after listReadBudget rows read the search stops
+// (the next window is narrowed to what is left of the budget, at the
+// density read so far) and the page says where it stopped (SearchedFrom)
+// and continues older (Next).
 const (
-	firstWindowMs = int64(time.Hour / time.Millisecond)
-	windowGrowth  = 8
-	maxWindows    = 6
+	firstWindowMs  = int64(time.Hour / time.Millisecond)
+	windowGrowth   = 8
+	maxWindows     = 6
+	listReadBudget = 2_000_000
 )
 
 // ListRequests implements analytics.Reader.
@@ -52,7 +59,12 @@ func (s *Store) ListRequests(ctx context.Context, orgID string, f analytics.Requ
 	if anchor == math.MaxInt64 {
 		anchor = s.now().UnixMilli()
 	}
-	var rows []analytics.Request
+	var read atomic.Int64 // rows ClickHouse read for this page
+	ctx = ch.Context(ctx, ch.WithProgress(func(p *ch.Progress) { read.Add(int64(p.Rows)) }))
+	var (
+		rows    []analytics.Request
+		stopped bool
+	)
 	width := firstWindowMs
 	lo := anchor - width
 	for i := 1; ; i++ {
@@ -76,13 +88,26 @@ func (s *Store) ListRequests(ctx context.Context, orgID string, f analytics.Requ
 		if len(rows) > lq.Limit || lo <= lq.FromMs {
 			break
 		}
+		left := s.listBudget - read.Load()
+		if left < s.listBudget/8 {
+			stopped = true
+			break
+		}
 		hi, width = lo, width*windowGrowth
+		if n := read.Load(); n > 0 {
+			// rows per millisecond so far, assumed for the next window
+			width = min(width, max(left*(anchor-hi)/n, firstWindowMs))
+		}
 		lo = hi - width
 	}
 	page := analytics.RequestPage{Requests: rows}
-	if len(rows) > lq.Limit {
+	switch {
+	case len(rows) > lq.Limit:
 		page.Requests = rows[:lq.Limit]
 		page.Next = analytics.CursorAfter(rows[lq.Limit-1]).Encode()
+	case stopped:
+		page.Next = analytics.CursorBefore(lo).Encode()
+		page.SearchedFrom = time.UnixMilli(lo).UTC()
 	}
 	return page, nil
 }
