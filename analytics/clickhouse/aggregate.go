@@ -126,7 +126,11 @@ const streamBlockRows = 4096
 // EachBreakdown implements analytics.Reader. The rollup of the dimension
 // (rollup.go) answers for the whole grains of the range it covers and the
 // raw table for the rest; ClickHouse merges the parts by key, orders and
-// windows them, and the rows reach fn as its blocks arrive.
+// windows them, and the rows reach fn as its blocks arrive. A window of a
+// dimension with many groups (users) is read in two phases: the groups are
+// ranked by their requests alone (two columns of the rollup), then every
+// column is summed for the window's keys only (the rollup's sort key
+// finds them).
 func (s *Store) EachBreakdown(ctx context.Context, orgID string, q analytics.BreakdownQuery, fn func(analytics.BreakdownRow) error) error {
 	if err := analytics.CheckOrg(orgID); err != nil {
 		return err
@@ -134,7 +138,16 @@ func (s *Store) EachBreakdown(ctx context.Context, orgID string, q analytics.Bre
 	if err := q.Check(); err != nil {
 		return err
 	}
-	query, args, err := s.breakdownQuery(ctx, analytics.CleanText(orgID), q)
+	org := analytics.CleanText(orgID)
+	var only []any
+	if q.Limit > 0 && q.By == analytics.DimUser {
+		keys, err := s.rankKeys(ctx, org, q)
+		if err != nil || len(keys) == 0 {
+			return err
+		}
+		only, q.Offset, q.Limit = keys, 0, 0
+	}
+	query, args, err := s.breakdownQuery(ctx, org, q, breakdownShape{only: only})
 	if err != nil {
 		return err
 	}
@@ -163,9 +176,43 @@ func (s *Store) EachBreakdown(ctx context.Context, orgID string, q analytics.Bre
 	return nil
 }
 
+// rankKeys returns the keys of q's window, ranked as the breakdown orders
+// its groups, from the request counts alone.
+func (s *Store) rankKeys(ctx context.Context, org string, q analytics.BreakdownQuery) ([]any, error) {
+	query, args, err := s.breakdownQuery(ctx, org, q, breakdownShape{rank: true})
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.conn.Query(s.readCtx(ctx), query, args...)
+	if err != nil {
+		return nil, readErr("rank by "+string(q.By), err)
+	}
+	defer rows.Close()
+	var keys []any
+	for rows.Next() {
+		var k string
+		var n uint64
+		if err := rows.Scan(&k, &n); err != nil {
+			return nil, fmt.Errorf("clickhouse: scan rank by %s: %w", q.By, err)
+		}
+		keys = append(keys, k)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, readErr("read rank by "+string(q.By), err)
+	}
+	return keys, nil
+}
+
+// breakdownShape varies a breakdown's query: rank reads the request counts
+// alone; only (when set) restricts the groups to those keys.
+type breakdownShape struct {
+	rank bool
+	only []any
+}
+
 // breakdownQuery is the SQL of q over org's rows: a UNION ALL of the
 // rollup's part and the raw parts, grouped by key, ordered and windowed.
-func (s *Store) breakdownQuery(ctx context.Context, org string, q analytics.BreakdownQuery) (string, []any, error) {
+func (s *Store) breakdownQuery(ctx context.Context, org string, q analytics.BreakdownQuery, shape breakdownShape) (string, []any, error) {
 	fromMs, toMs, _ := analytics.RangeMillis(q.From, q.To)
 	table, raw, rolled, merged, order := "requests", rawParts, rollupParts, mergedParts, "requests DESC, k"
 	expr := groupExpr[q.By]
@@ -174,6 +221,9 @@ func (s *Store) breakdownQuery(ctx context.Context, org string, q analytics.Brea
 		table, raw, rolled, merged, order = "attempts", rawReasonParts, rollupReasonParts, mergedReasonParts, "attempts DESC, k"
 	case analytics.DimDay:
 		order = "toInt64(k)"
+	}
+	if shape.rank {
+		raw, rolled, merged = "count() AS p_n", "sum(requests) AS p_n", "sum(p_n) AS requests"
 	}
 	r, rolledUp := rollupFor(q.By)
 	rolledSpan, rawSpans := span{}, []span{{from: fromMs, to: toMs, ok: true}}
@@ -189,6 +239,9 @@ func (s *Store) breakdownQuery(ctx context.Context, org string, q analytics.Brea
 	)
 	if rolledSpan.ok {
 		w := r.where(org, rolledSpan)
+		if shape.only != nil {
+			w.add(r.expr[q.By]+" IN ?", ch.GroupSet{Value: shape.only})
+		}
 		part := "SELECT " + r.expr[q.By] + " AS k, " + rolled + " FROM " + r.table + w.String()
 		if q.By != analytics.DimFailureReason { // states are rows already; sums are grouped
 			part += " GROUP BY k"
@@ -201,6 +254,9 @@ func (s *Store) breakdownQuery(ctx context.Context, org string, q analytics.Brea
 		w.timeRange(sp.from, sp.to)
 		if q.By == analytics.DimFailureReason {
 			w.add("reason != ''")
+		}
+		if shape.only != nil {
+			w.add(expr+" IN ?", ch.GroupSet{Value: shape.only})
 		}
 		parts = append(parts, "SELECT "+expr+" AS k, "+raw+" FROM "+table+w.String()+" GROUP BY k")
 		args = append(args, w.args...)

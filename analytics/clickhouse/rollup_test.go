@@ -132,6 +132,22 @@ func TestRollupBreakdownMatchesRaw(t *testing.T) {
 				if (len(got) > 0 || len(want) > 0) && !reflect.DeepEqual(got, want) {
 					t.Errorf("%s %s %s:\n got %+v\nwant %+v", r.name, d, org, got, want)
 				}
+				// Windows (the user's are read in two phases: ranked, then summed).
+				for _, win := range [][2]int{{0, 3}, {2, 4}, {9, 5}, {len(want), 2}} {
+					var page []analytics.BreakdownRow
+					q := analytics.BreakdownQuery{From: r.from, To: r.to, By: d, Offset: win[0], Limit: win[1]}
+					if err := s.EachBreakdown(ctx, org, q, func(row analytics.BreakdownRow) error {
+						row.LatencyMeanMs = round(row.LatencyMeanMs)
+						page = append(page, row)
+						return nil
+					}); err != nil {
+						t.Fatal(err)
+					}
+					w := want[min(win[0], len(want)):min(win[0]+win[1], len(want))]
+					if (len(page) > 0 || len(w) > 0) && !reflect.DeepEqual(page, w) {
+						t.Errorf("%s %s %s window %v:\n got %+v\nwant %+v", r.name, d, org, win, page, w)
+					}
+				}
 			}
 		}
 	}
