@@ -214,35 +214,35 @@ type breakdownShape struct {
 // rollup's part and the raw parts, grouped by key, ordered and windowed.
 func (s *Store) breakdownQuery(ctx context.Context, org string, q analytics.BreakdownQuery, shape breakdownShape) (string, []any, error) {
 	fromMs, toMs, _ := analytics.RangeMillis(q.From, q.To)
-	table, raw, rolled, merged, order := "requests", rawParts, rollupParts, mergedParts, "requests DESC, k"
+	table, raw, rolledCols, merged, order := "requests", rawParts, rollupParts, mergedParts, "requests DESC, k"
 	expr := groupExpr[q.By]
 	switch q.By {
 	case analytics.DimFailureReason:
-		table, raw, rolled, merged, order = "attempts", rawReasonParts, rollupReasonParts, mergedReasonParts, "attempts DESC, k"
+		table, raw, rolledCols, merged, order = "attempts", rawReasonParts, rollupReasonParts, mergedReasonParts, "attempts DESC, k"
 	case analytics.DimDay:
 		order = "toInt64(k)"
 	}
 	if shape.rank {
-		raw, rolled, merged = "count() AS p_n", "sum(requests) AS p_n", "sum(p_n) AS requests"
+		raw, rolledCols, merged = "count() AS p_n", "sum(requests) AS p_n", "sum(p_n) AS requests"
 	}
-	r, rolledUp := rollupFor(q.By)
-	rolledSpan, rawSpans := span{}, []span{{from: fromMs, to: toMs, ok: true}}
-	if rolledUp { // tags have no rollup: read raw
+	var (
+		rolled []rolledPart
+		parts  []string
+		args   []any
+	)
+	rawSpans := []span{{from: fromMs, to: toMs, ok: true}}
+	if r, ok := rollupFor(q.By); ok { // tags have no rollup: read raw
 		var err error
-		if rolledSpan, rawSpans, err = s.split(ctx, fromMs, toMs, r); err != nil {
+		if rolled, rawSpans, err = s.plan(ctx, fromMs, toMs, r); err != nil {
 			return "", nil, err
 		}
 	}
-	var (
-		parts []string
-		args  []any
-	)
-	if rolledSpan.ok {
-		w := r.where(org, rolledSpan)
+	for _, p := range rolled {
+		w := p.r.where(org, p.sp)
 		if shape.only != nil {
-			w.add(r.expr[q.By]+" IN ?", ch.GroupSet{Value: shape.only})
+			w.add(p.r.expr[q.By]+" IN ?", ch.GroupSet{Value: shape.only})
 		}
-		part := "SELECT " + r.expr[q.By] + " AS k, " + rolled + " FROM " + r.table + w.String()
+		part := "SELECT " + p.r.expr[q.By] + " AS k, " + rolledCols + " FROM " + p.r.table + w.String()
 		if q.By != analytics.DimFailureReason { // states are rows already; sums are grouped
 			part += " GROUP BY k"
 		}
