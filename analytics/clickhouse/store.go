@@ -22,6 +22,9 @@ type Store struct {
 	// listBudget is how many rows an explorer page reads before it stops
 	// searching older (listReadBudget; tests lower it).
 	listBudget int64
+	// exactQuantiles is how many requests Summary's percentiles are exact
+	// for (exactQuantileRows; tests lower it).
+	exactQuantiles int64
 }
 
 var (
@@ -55,7 +58,8 @@ func Open(ctx context.Context, url string) (*Store, error) {
 
 // New returns a Store over an open connection; it does not migrate.
 func New(conn driver.Conn) *Store {
-	return &Store{conn: conn, limits: DefaultLimits, now: time.Now, epochs: &epochs{}, listBudget: listReadBudget}
+	return &Store{conn: conn, limits: DefaultLimits, now: time.Now, epochs: &epochs{}, listBudget: listReadBudget,
+		exactQuantiles: exactQuantileRows}
 }
 
 // WithLimits returns a copy of s whose reads carry l instead.
