@@ -224,9 +224,10 @@ const (
 	rawParts = "count() AS p_n, countIf(" + failed + ") AS p_e, countIf(cache_hit = 1) AS p_h," +
 		" sum(toInt64(attempts)) AS p_a, sum(input_tokens) AS p_i, sum(output_tokens) AS p_o, sum(cost_micros) AS p_c," +
 		" sum(baseline_micros) AS p_b, sum(savings_micros) AS p_s, sum(latency_ms) AS p_l"
-	rollupParts = "sum(requests) AS p_n, sum(errors) AS p_e, sum(cache_hits) AS p_h, sum(attempts) AS p_a," +
-		" sum(input_tokens) AS p_i, sum(output_tokens) AS p_o, sum(cost_micros) AS p_c, sum(baseline_micros) AS p_b," +
-		" sum(savings_micros) AS p_s, sum(latency_sum) AS p_l"
+	// A rollup's rows enter the outer grouping as they are: one hash
+	// aggregation of its (up to a hundred thousand) keys, not two.
+	rollupParts = "requests AS p_n, errors AS p_e, cache_hits AS p_h, attempts AS p_a, input_tokens AS p_i," +
+		" output_tokens AS p_o, cost_micros AS p_c, baseline_micros AS p_b, savings_micros AS p_s, latency_sum AS p_l"
 	mergedParts = "sum(p_n) AS requests, sum(p_e), sum(p_h), sum(p_a), sum(p_i), sum(p_o), sum(p_c), sum(p_b), sum(p_s)," +
 		" sum(p_l) / sum(p_n)"
 	// Failure reasons: attempts, cost and the distinct requests as states,
@@ -340,7 +341,7 @@ func (s *Store) breakdownQuery(ctx context.Context, org string, q analytics.Brea
 		order = "toInt64(k)"
 	}
 	if shape.rank {
-		raw, rolledCols, merged = "count() AS p_n", "sum(requests) AS p_n", "sum(p_n) AS requests"
+		raw, rolledCols, merged = "count() AS p_n", "requests AS p_n", "sum(p_n) AS requests"
 	}
 	var (
 		rolled []rolledPart
@@ -359,11 +360,8 @@ func (s *Store) breakdownQuery(ctx context.Context, org string, q analytics.Brea
 		if shape.only != nil {
 			w.add(p.r.expr[q.By]+" IN ?", ch.GroupSet{Value: shape.only})
 		}
-		part := "SELECT " + p.r.expr[q.By] + " AS k, " + rolledCols + " FROM " + p.r.table + w.String()
-		if q.By != analytics.DimFailureReason { // states are rows already; sums are grouped
-			part += " GROUP BY k"
-		}
-		parts, args = append(parts, part), append(args, w.args...)
+		parts = append(parts, "SELECT "+p.r.expr[q.By]+" AS k, "+rolledCols+" FROM "+p.r.table+w.String())
+		args = append(args, w.args...)
 	}
 	for _, sp := range rawSpans {
 		w := &where{}
