@@ -74,13 +74,17 @@ func (s *Store) ListRequests(ctx context.Context, orgID string, f analytics.Requ
 		w := &where{}
 		w.add("org_id = ?", lq.OrgID)
 		w.timeRange(lo, hi)
-		filterRequests(w, lq.Filter)
 		if lq.HasCursor {
 			w.add("(time_ms < ? OR (time_ms = ? AND event_id < ?))", lq.Cursor.TimeMs, lq.Cursor.TimeMs, lq.Cursor.EventID)
 		}
-		q := "SELECT " + requestSelect + " FROM requests" + w.String() + newestFirst +
+		// The filter is the PREWHERE: ClickHouse would otherwise move the
+		// time_ms bound there (its smallest column, passing every row) and
+		// read all the columns of every row (4x slower for a rare match).
+		pre := &where{}
+		filterRequests(pre, lq.Filter)
+		q := "SELECT " + requestSelect + " FROM requests" + pre.prewhere() + w.String() + newestFirst +
 			fmt.Sprintf(" LIMIT %d", lq.Limit+1-len(rows))
-		got, err := s.queryRequests(ctx, q, w.args...)
+		got, err := s.queryRequests(ctx, q, append(pre.args, w.args...)...)
 		if err != nil {
 			return analytics.RequestPage{}, err
 		}
@@ -188,9 +192,11 @@ func (s *Store) timeline(ctx context.Context, orgID, requestID string, fromMs, t
 	w.add("org_id = ?", orgID)
 	w.timeRange(fromMs, toMs)
 	w.add("request_id = ?", requestID)
+	pre := &where{} // the request's rows first, as the explorer's filter
+	pre.add("request_id = ?", requestID)
 	var tl analytics.RequestTimeline
-	reqs, err := s.queryRequests(ctx, "SELECT "+requestSelect+" FROM requests"+w.String()+newestFirst+" LIMIT 1",
-		w.args...)
+	reqs, err := s.queryRequests(ctx, "SELECT "+requestSelect+" FROM requests"+pre.prewhere()+w.String()+newestFirst+" LIMIT 1",
+		append(pre.args, w.args...)...)
 	if err != nil {
 		return tl, err
 	}

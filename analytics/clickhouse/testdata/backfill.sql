@@ -19,3 +19,10 @@ FROM requests
 ARRAY JOIN [0, 1] AS kind
 WHERE kind = 0 OR ttfb_ms > 0
 GROUP BY org_id, hour, kind, bucket
+;;
+INSERT INTO attempts_hourly_reason_approx
+SELECT org_id, toDateTime(intDiv(toUInt32(time), 3600) * 3600) AS hour, reason, countState(), sumState(cost_micros),
+    uniqCombinedState(request_id)
+FROM attempts
+WHERE reason != ''
+GROUP BY org_id, hour, reason
