@@ -1,5 +1,7 @@
 -- Hourly rollup of failed attempts per reason whose distinct-request counts
--- are uniqCombined states (SPEC 8). 00006's exact uniqExact states hold every
+-- are uniqCombined states (SPEC 8). Its granules are small (256 rows): a
+-- state weighs kilobytes, and a read should not decode the neighbouring
+-- organisations' states of a whole 8192-row granule. 00006's exact uniqExact states hold every
 -- failed request's id: merging a week of them for a busy organisation took
 -- seconds and hundreds of MiB. uniqCombined's states are small (an exact set
 -- for few requests, then HyperLogLog), so a range the rollup answers for
@@ -16,7 +18,8 @@ CREATE TABLE IF NOT EXISTS attempts_hourly_reason_approx (
     requests AggregateFunction(uniqCombined, String)
 ) ENGINE = AggregatingMergeTree()
 PARTITION BY toYYYYMM(hour)
-ORDER BY (org_id, hour, reason);
+ORDER BY (org_id, hour, reason)
+SETTINGS index_granularity = 256;
 
 CREATE MATERIALIZED VIEW IF NOT EXISTS attempts_hourly_reason_approx_mv TO attempts_hourly_reason_approx AS
 SELECT
