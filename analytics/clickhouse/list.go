@@ -42,7 +42,7 @@ const (
 	firstWindowMs  = int64(time.Hour / time.Millisecond)
 	windowGrowth   = 8
 	maxWindows     = 6
-	listReadBudget = 2_000_000
+	listReadBudget = 1_000_000
 )
 
 // ListRequests implements analytics.Reader.
