@@ -242,8 +242,16 @@ const (
 )
 
 // streamBlockRows bounds the rows of one block ClickHouse sends while a
-// breakdown streams, so a caller holds a few thousand rows at most.
-const streamBlockRows = 4096
+// breakdown streams, so a caller holds a few thousand rows at most. The
+// sort emits blocks that small only from a two-level grouping (its result
+// in buckets, merged block by block), which ClickHouse uses from
+// group_by_two_level_threshold keys on: twoLevelKeys. With its default
+// (100,000) a report of 100,000 users arrived as one sorted block of
+// 100,000 rows, which the driver decoded at once.
+const (
+	streamBlockRows = 4096
+	twoLevelKeys    = 1000
+)
 
 // EachBreakdown implements analytics.Reader. The rollup of the dimension
 // (rollup.go) answers for the whole grains of the range it covers and the
@@ -275,7 +283,8 @@ func (s *Store) EachBreakdown(ctx context.Context, orgID string, q analytics.Bre
 	}
 	what := "breakdown by " + string(q.By)
 	ctx, cancel := context.WithCancel(ctx)
-	rows, err := s.conn.Query(s.readCtxWith(ctx, ch.Settings{"max_block_size": streamBlockRows}), query, args...)
+	rows, err := s.conn.Query(s.readCtxWith(ctx, ch.Settings{"max_block_size": streamBlockRows,
+		"group_by_two_level_threshold": twoLevelKeys}), query, args...)
 	if err != nil {
 		cancel()
 		return readErr(what, err)
