@@ -34,6 +34,10 @@ const (
 // active user where an hour would not, and a week most of them.
 var dailyUser = rollup{"requests_daily_user", "day", dayMs, map[analytics.Dimension]string{analytics.DimUser: "end_user"}, nil}
 
+// Failed attempts per reason and hour: the edges of a range the daily
+// rollup leaves.
+var hourlyReason = rollup{"attempts_hourly_reason_approx", "hour", hourMs, map[analytics.Dimension]string{analytics.DimFailureReason: "reason"}, nil}
+
 var rollups = []rollup{
 	{"requests_hourly", "hour", hourMs, map[analytics.Dimension]string{
 		analytics.DimDay:       "toString(intDiv(toUInt32(hour), 86400))",
@@ -42,8 +46,8 @@ var rollups = []rollup{
 		analytics.DimRouteKind: "route_kind",
 	}, nil},
 	{"requests_weekly_user", "week", weekMs, map[analytics.Dimension]string{analytics.DimUser: "end_user"}, &dailyUser},
-	// Distinct failed requests within about 1% (migration 00013).
-	{"attempts_hourly_reason_approx", "hour", hourMs, map[analytics.Dimension]string{analytics.DimFailureReason: "reason"}, nil},
+	// Distinct failed requests within about 1% (migrations 00013, 00014).
+	{"attempts_daily_reason_approx", "day", dayMs, map[analytics.Dimension]string{analytics.DimFailureReason: "reason"}, &hourlyReason},
 }
 
 // rollupFor returns the rollup that answers for by.

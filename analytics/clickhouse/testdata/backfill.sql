@@ -26,3 +26,10 @@ SELECT org_id, toDateTime(intDiv(toUInt32(time), 3600) * 3600) AS hour, reason, 
 FROM attempts
 WHERE reason != ''
 GROUP BY org_id, hour, reason
+;;
+INSERT INTO attempts_daily_reason_approx
+SELECT org_id, toDateTime(intDiv(toUInt32(time), 86400) * 86400) AS day, reason, countState(), sumState(cost_micros),
+    uniqCombinedState(request_id)
+FROM attempts
+WHERE reason != ''
+GROUP BY org_id, day, reason
