@@ -24,6 +24,11 @@ func CursorAfter(r Request) Cursor {
 	return Cursor{TimeMs: r.Time.UnixMilli(), EventID: r.EventID}
 }
 
+// CursorBefore returns the cursor that continues with the rows older than
+// the Unix millisecond ms (none at ms itself): "\x00" sorts before every
+// event id.
+func CursorBefore(ms int64) Cursor { return Cursor{TimeMs: ms, EventID: "\x00"} }
+
 // ParseCursor decodes s; "" gives the zero Cursor and ok false.
 func ParseCursor(s string) (c Cursor, ok bool, err error) {
 	if s == "" {

@@ -73,6 +73,11 @@ type RequestFilter struct {
 type RequestPage struct {
 	Requests []Request
 	Next     string
+	// SearchedFrom, when set, is where a store stopped searching before the
+	// range's start because the page's read budget was spent (a filter that
+	// matches few rows of a huge organisation): Requests are every match
+	// from SearchedFrom on, and Next searches older.
+	SearchedFrom time.Time
 }
 
 // RequestTimeline is one request and its attempts. Request is nil when only

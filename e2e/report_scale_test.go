@@ -19,6 +19,7 @@ func TestReportTopGroupsAndExport(t *testing.T) {
 	up := dispatchtest.NewUpstream(t)
 	chURL, _ := freshClickHouse(t)
 	in := startHeddle(t, map[string]string{"HEDDLE_CLICKHOUSE_URL": chURL})
+	waitReady(t, in.URL) // ClickHouse connected and migrated (13 migrations)
 	a := signUp(t, in.URL, "report-scale@example.com", "openai", fakeSecret, up.URL+"/v1")
 	// 27 users: u-00 sends 3 requests, u-01 2, the others 1 each.
 	for u := range 27 {

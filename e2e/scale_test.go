@@ -216,6 +216,7 @@ func synthesizeFor(tb testing.TB, conn clickhouse.Conn, rows int64, fifths int, 
 	}
 	if mine > 0 {
 		tb.Logf("the database holds %d requests, %d of the big organisation; reusing them", all, mine)
+		backfill(tb, conn)
 		return
 	}
 	if all > 0 {
@@ -246,6 +247,47 @@ func synthesizeFor(tb testing.TB, conn clickhouse.Conn, rows int64, fifths int, 
 		tb.Fatal(err)
 	}
 	tb.Logf("synthesized %d requests in %s", rows, time.Since(start).Round(time.Second))
+}
+
+// backfill fills each rollup the reused database's rows predate (empty
+// while the rows are not: its migration came after them) from the rows
+// (analytics/clickhouse/testdata/backfill.sql) and moves its epoch back.
+func backfill(tb testing.TB, conn clickhouse.Conn) {
+	tb.Helper()
+	ctx := context.Background()
+	raw, err := os.ReadFile("../analytics/clickhouse/testdata/backfill.sql")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var sql []string
+	for _, line := range strings.Split(string(raw), "\n") {
+		if !strings.HasPrefix(line, "--") {
+			sql = append(sql, line)
+		}
+	}
+	heavy := clickhouse.Context(ctx, clickhouse.WithSettings(clickhouse.Settings{"max_memory_usage": 6 << 30}))
+	for _, stmt := range strings.Split(strings.Join(sql, "\n"), ";;") {
+		f := strings.Fields(stmt)
+		if len(f) < 3 {
+			continue
+		}
+		table := f[2]
+		var n uint64
+		if err := conn.QueryRow(ctx, "SELECT count() FROM "+table).Scan(&n); err != nil {
+			tb.Fatal(err)
+		}
+		if n > 0 {
+			continue
+		}
+		start := time.Now()
+		if err := conn.Exec(heavy, stmt); err != nil {
+			tb.Fatalf("backfill %s: %v", table, err)
+		}
+		if err := conn.Exec(ctx, "INSERT INTO heddle_rollup_epoch (name, since) SELECT ?, toDateTime(0)", table); err != nil {
+			tb.Fatal(err)
+		}
+		tb.Logf("backfilled %s in %s", table, time.Since(start).Round(time.Millisecond))
+	}
 }
 
 // get fetches url with the console's session and returns the body; any

@@ -137,7 +137,13 @@ func (a *API) listRequests(c *fiber.Ctx) error {
 	out := struct {
 		Requests []requestView `json:"requests"`
 		Next     string        `json:"next_cursor,omitempty"`
+		// Where a search that spent its read budget stopped (next_cursor
+		// searches older).
+		SearchedFrom *time.Time `json:"searched_from,omitempty"`
 	}{Requests: make([]requestView, len(page.Requests)), Next: page.Next}
+	if !page.SearchedFrom.IsZero() {
+		out.SearchedFrom = &page.SearchedFrom
+	}
 	for i, r := range page.Requests {
 		out.Requests[i] = viewRequest(r)
 	}

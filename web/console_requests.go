@@ -139,7 +139,7 @@ func (c *Console) requests(ctx *fiber.Ctx) error {
 	case err != nil:
 		status, res.Error, _ = c.errorText(ctx, err)
 	}
-	res.Rows, res.Next, res.KeyNames = page.Requests, page.Next, c.keyNames(ctx)
+	res.Rows, res.Next, res.SearchedFrom, res.KeyNames = page.Requests, page.Next, page.SearchedFrom, c.keyNames(ctx)
 	if isHTMX(ctx) {
 		return c.render(ctx, status, requests.Results(res))
 	}

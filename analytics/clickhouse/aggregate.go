@@ -3,13 +3,13 @@ package clickhouse
 import (
 	"context"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
 
 	ch "github.com/ClickHouse/clickhouse-go/v2"
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/heddle-gw/heddle/analytics"
 )
@@ -18,48 +18,62 @@ const failed = "(error_code != '' OR status >= 400)"
 
 // Summary implements analytics.Reader. The counts and sums are the groups
 // by route kind added up (a handful of rows of the hourly rollup, see
-// EachBreakdown); the percentiles use quantilesExact over the raw rows'
-// latency columns alone (its index rule is analytics.QuantileIndex). The two
-// reads run at once.
+// EachBreakdown). The percentiles of up to exactQuantileRows requests are
+// exact: quantilesExact over the raw rows (its index rule is
+// analytics.QuantileIndex). Those of more, over a range the latency
+// histogram covers hours of (migration 00012), are read from its buckets
+// (within 1%, see histogramPercentiles), the partial hours at the edges
+// bucketed the same way from the raw rows: the dashboard of a busy
+// organisation reads histogram rows, not its requests.
 func (s *Store) Summary(ctx context.Context, orgID string, from, to time.Time) (analytics.Summary, error) {
 	w, err := scope(orgID, from, to)
 	if err != nil {
 		return analytics.Summary{}, err
 	}
+	var sum analytics.Summary
+	if err := s.EachBreakdown(ctx, orgID, analytics.BreakdownQuery{From: from, To: to, By: analytics.DimRouteKind},
+		func(r analytics.BreakdownRow) error {
+			sum.Requests += r.Requests
+			sum.Errors += r.Errors
+			sum.CacheHits += r.CacheHits
+			sum.InputTokens += r.InputTokens
+			sum.OutputTokens += r.OutputTokens
+			sum.CostMicros += r.CostMicros
+			sum.BaselineMicros += r.BaselineMicros
+			sum.SavingsMicros += r.SavingsMicros
+			return nil
+		}); err != nil {
+		return analytics.Summary{}, err
+	}
+	if sum.Requests == 0 {
+		return sum, nil
+	}
 	var (
-		sum       analytics.Summary
 		lat, ttfb []float64
 		nTTFB     uint64
+		rolled    span
+		raw       []span
 	)
-	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error {
-		return s.EachBreakdown(gctx, orgID, analytics.BreakdownQuery{From: from, To: to, By: analytics.DimRouteKind},
-			func(r analytics.BreakdownRow) error {
-				sum.Requests += r.Requests
-				sum.Errors += r.Errors
-				sum.CacheHits += r.CacheHits
-				sum.InputTokens += r.InputTokens
-				sum.OutputTokens += r.OutputTokens
-				sum.CostMicros += r.CostMicros
-				sum.BaselineMicros += r.BaselineMicros
-				sum.SavingsMicros += r.SavingsMicros
-				return nil
-			})
-	})
-	g.Go(func() error {
+	if sum.Requests > s.exactQuantiles {
+		fromMs, toMs, _ := analytics.RangeMillis(from, to)
+		if rolled, raw, err = s.split(ctx, fromMs, toMs, latencyHistogram); err != nil {
+			return analytics.Summary{}, err
+		}
+	}
+	if rolled.ok {
+		if lat, ttfb, nTTFB, err = s.histogramPercentiles(ctx, analytics.CleanText(orgID), rolled, raw); err != nil {
+			return analytics.Summary{}, err
+		}
+	} else {
 		q := analytics.Quantiles
 		levels := fmt.Sprintf("%g, %g, %g", q[0], q[1], q[2])
 		query := "SELECT quantilesExact(" + levels + ")(latency_ms), quantilesExactIf(" + levels + ")(ttfb_ms, ttfb_ms > 0)," +
 			" countIf(ttfb_ms > 0) FROM requests" + w.String()
-		if err := s.conn.QueryRow(s.readCtx(gctx), query, w.args...).Scan(&lat, &ttfb, &nTTFB); err != nil {
-			return readErr("summary", err)
+		if err := s.conn.QueryRow(s.readCtx(ctx), query, w.args...).Scan(&lat, &ttfb, &nTTFB); err != nil {
+			return analytics.Summary{}, readErr("summary", err)
 		}
-		return nil
-	})
-	if err := g.Wait(); err != nil {
-		return analytics.Summary{}, err
 	}
-	if sum.Requests > 0 && len(lat) == 3 {
+	if len(lat) == 3 {
 		sum.LatencyP50, sum.LatencyP95, sum.LatencyP99 = lat[0], lat[1], lat[2]
 	}
 	if nTTFB > 0 && len(ttfb) == 3 {
@@ -67,6 +81,109 @@ func (s *Store) Summary(ctx context.Context, orgID string, from, to time.Time) (
 	}
 	sum.Rates()
 	return sum, nil
+}
+
+// exactQuantileRows is how many requests a Summary's percentiles are exact
+// for (quantilesExact reads their latencies: tens of milliseconds).
+const exactQuantileRows = 100_000
+
+// latencyHistogram is the hourly latency histogram (migration 00012); it
+// answers for no dimension.
+var latencyHistogram = rollup{"requests_hourly_latency", "hour", hourMs, nil, nil}
+
+// Histogram buckets (migration 00012, whose view uses the same expression):
+// bucket 0 holds values under 1 ms, bucket b >= 1 holds [base^(b-1),
+// base^b) ms.
+const (
+	histogramBase = 1.02
+	// latencyKind is a raw row's value of the histogram's kind column.
+	latencyKind  = "if(kind = 0, latency_ms, ttfb_ms)"
+	bucketOfKind = "if(" + latencyKind + " < 1, toUInt16(0), toUInt16(least(floor(log(" + latencyKind + ") / log(1.02)) + 1, 65535)))"
+)
+
+// histogramPercentiles reads the latency and TTFB percentiles of org's rows
+// in rolled (from the histogram) and raw (bucketed the same way): each is
+// the geometric middle of the bucket holding the value of the index
+// analytics.QuantileIndex names, within 1% of the exact value (0.5 ms
+// under 1 ms). n is the number of TTFB values.
+func (s *Store) histogramPercentiles(ctx context.Context, org string, rolled span, raw []span) (lat, ttfb []float64, n uint64, err error) {
+	w := latencyHistogram.where(org, rolled)
+	parts := []string{"SELECT kind, bucket, sum(n) AS c FROM requests_hourly_latency" + w.String() + " GROUP BY kind, bucket"}
+	args := w.args
+	for _, sp := range raw {
+		rw := &where{}
+		rw.add("org_id = ?", org)
+		rw.timeRange(sp.from, sp.to)
+		rw.add("(kind = 0 OR ttfb_ms > 0)")
+		parts = append(parts, "SELECT kind, "+bucketOfKind+" AS bucket, count() AS c FROM requests ARRAY JOIN [0, 1] AS kind"+
+			rw.String()+" GROUP BY kind, bucket")
+		args = append(args, rw.args...)
+	}
+	query := "SELECT kind, bucket, sum(c) FROM (" + strings.Join(parts, " UNION ALL ") + ") GROUP BY kind, bucket ORDER BY kind, bucket"
+	rows, err := s.conn.Query(s.readCtx(ctx), query, args...)
+	if err != nil {
+		return nil, nil, 0, readErr("latency histogram", err)
+	}
+	defer rows.Close()
+	var hist [2][]bucketCount
+	for rows.Next() {
+		var (
+			kind   uint8
+			bucket uint16
+			c      uint64
+		)
+		if err := rows.Scan(&kind, &bucket, &c); err != nil {
+			return nil, nil, 0, fmt.Errorf("clickhouse: scan latency histogram: %w", err)
+		}
+		if kind < 2 {
+			hist[kind] = append(hist[kind], bucketCount{bucket, c})
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, nil, 0, readErr("read latency histogram", err)
+	}
+	for _, b := range hist[1] {
+		n += b.n
+	}
+	return bucketQuantiles(hist[0]), bucketQuantiles(hist[1]), n, nil
+}
+
+// bucketCount is one histogram bucket's count.
+type bucketCount struct {
+	bucket uint16
+	n      uint64
+}
+
+// bucketQuantiles returns analytics.Quantiles' values of the histogram hist
+// (ascending buckets); nil for none.
+func bucketQuantiles(hist []bucketCount) []float64 {
+	var total uint64
+	for _, b := range hist {
+		total += b.n
+	}
+	if total == 0 {
+		return nil
+	}
+	out := make([]float64, 0, len(analytics.Quantiles))
+	for _, q := range analytics.Quantiles {
+		idx := uint64(analytics.QuantileIndex(q, int64(total)))
+		var seen uint64
+		for _, b := range hist {
+			if seen += b.n; seen > idx {
+				out = append(out, bucketValue(b.bucket))
+				break
+			}
+		}
+	}
+	return out
+}
+
+// bucketValue is the value a bucket stands for: its geometric middle.
+func bucketValue(b uint16) float64 {
+	if b == 0 {
+		return 0.5
+	}
+	return math.Pow(histogramBase, float64(b)-0.5)
 }
 
 // scope is the WHERE clause of an organisation's rows in [from, to).
@@ -107,26 +224,43 @@ const (
 	rawParts = "count() AS p_n, countIf(" + failed + ") AS p_e, countIf(cache_hit = 1) AS p_h," +
 		" sum(toInt64(attempts)) AS p_a, sum(input_tokens) AS p_i, sum(output_tokens) AS p_o, sum(cost_micros) AS p_c," +
 		" sum(baseline_micros) AS p_b, sum(savings_micros) AS p_s, sum(latency_ms) AS p_l"
-	rollupParts = "sum(requests) AS p_n, sum(errors) AS p_e, sum(cache_hits) AS p_h, sum(attempts) AS p_a," +
-		" sum(input_tokens) AS p_i, sum(output_tokens) AS p_o, sum(cost_micros) AS p_c, sum(baseline_micros) AS p_b," +
-		" sum(savings_micros) AS p_s, sum(latency_sum) AS p_l"
+	// A rollup's rows enter the outer grouping as they are: one hash
+	// aggregation of its (up to a hundred thousand) keys, not two.
+	rollupParts = "requests AS p_n, errors AS p_e, cache_hits AS p_h, attempts AS p_a, input_tokens AS p_i," +
+		" output_tokens AS p_o, cost_micros AS p_c, baseline_micros AS p_b, savings_micros AS p_s, latency_sum AS p_l"
 	mergedParts = "sum(p_n) AS requests, sum(p_e), sum(p_h), sum(p_a), sum(p_i), sum(p_o), sum(p_c), sum(p_b), sum(p_s)," +
 		" sum(p_l) / sum(p_n)"
 	// Failure reasons: attempts, cost and the distinct requests as states,
-	// merged exactly over the parts.
+	// merged over the parts: exactly (uniqExact) when the raw rows answer
+	// alone, within about 1% (uniqCombined, the rollup's, migration 00013)
+	// when the rollup answers for some hours.
 	rawReasonParts    = "countState() AS p_a, sumState(cost_micros) AS p_c, uniqExactState(request_id) AS p_r"
-	rollupReasonParts = "attempts AS p_a, cost_micros AS p_c, requests AS p_r"
 	mergedReasonParts = "countMerge(p_a) AS attempts, uniqExactMerge(p_r), sumMerge(p_c)"
+	rollupReasonParts = "attempts AS p_a, cost_micros AS p_c, requests AS p_r"
+	rawApproxParts    = "countState() AS p_a, sumState(cost_micros) AS p_c, uniqCombinedState(request_id) AS p_r"
+	mergedApproxParts = "countMerge(p_a) AS attempts, uniqCombinedMerge(p_r), sumMerge(p_c)"
 )
 
 // streamBlockRows bounds the rows of one block ClickHouse sends while a
-// breakdown streams, so a caller holds a few thousand rows at most.
-const streamBlockRows = 4096
+// breakdown streams, so a caller holds a few thousand rows at most. The
+// sort emits blocks that small only from a two-level grouping (its result
+// in buckets, merged block by block), which ClickHouse uses from
+// group_by_two_level_threshold keys on: twoLevelKeys. With its default
+// (100,000) a report of 100,000 users arrived as one sorted block of
+// 100,000 rows, which the driver decoded at once.
+const (
+	streamBlockRows = 4096
+	twoLevelKeys    = 1000
+)
 
 // EachBreakdown implements analytics.Reader. The rollup of the dimension
 // (rollup.go) answers for the whole grains of the range it covers and the
 // raw table for the rest; ClickHouse merges the parts by key, orders and
-// windows them, and the rows reach fn as its blocks arrive.
+// windows them, and the rows reach fn as its blocks arrive. A window of a
+// dimension with many groups (users) is read in two phases: the groups are
+// ranked by their requests alone (two columns of the rollup), then every
+// column is summed for the window's keys only (the rollup's sort key
+// finds them).
 func (s *Store) EachBreakdown(ctx context.Context, orgID string, q analytics.BreakdownQuery, fn func(analytics.BreakdownRow) error) error {
 	if err := analytics.CheckOrg(orgID); err != nil {
 		return err
@@ -134,13 +268,23 @@ func (s *Store) EachBreakdown(ctx context.Context, orgID string, q analytics.Bre
 	if err := q.Check(); err != nil {
 		return err
 	}
-	query, args, err := s.breakdownQuery(ctx, analytics.CleanText(orgID), q)
+	org := analytics.CleanText(orgID)
+	var only []any
+	if q.Limit > 0 && q.By == analytics.DimUser {
+		keys, err := s.rankKeys(ctx, org, q)
+		if err != nil || len(keys) == 0 {
+			return err
+		}
+		only, q.Offset, q.Limit = keys, 0, 0
+	}
+	query, args, err := s.breakdownQuery(ctx, org, q, breakdownShape{only: only})
 	if err != nil {
 		return err
 	}
 	what := "breakdown by " + string(q.By)
 	ctx, cancel := context.WithCancel(ctx)
-	rows, err := s.conn.Query(s.readCtxWith(ctx, ch.Settings{"max_block_size": streamBlockRows}), query, args...)
+	rows, err := s.conn.Query(s.readCtxWith(ctx, ch.Settings{"max_block_size": streamBlockRows,
+		"group_by_two_level_threshold": twoLevelKeys}), query, args...)
 	if err != nil {
 		cancel()
 		return readErr(what, err)
@@ -163,37 +307,77 @@ func (s *Store) EachBreakdown(ctx context.Context, orgID string, q analytics.Bre
 	return nil
 }
 
+// rankKeys returns the keys of q's window, ranked as the breakdown orders
+// its groups, from the request counts alone.
+func (s *Store) rankKeys(ctx context.Context, org string, q analytics.BreakdownQuery) ([]any, error) {
+	query, args, err := s.breakdownQuery(ctx, org, q, breakdownShape{rank: true})
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.conn.Query(s.readCtx(ctx), query, args...)
+	if err != nil {
+		return nil, readErr("rank by "+string(q.By), err)
+	}
+	defer rows.Close()
+	var keys []any
+	for rows.Next() {
+		var k string
+		var n uint64
+		if err := rows.Scan(&k, &n); err != nil {
+			return nil, fmt.Errorf("clickhouse: scan rank by %s: %w", q.By, err)
+		}
+		keys = append(keys, k)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, readErr("read rank by "+string(q.By), err)
+	}
+	return keys, nil
+}
+
+// breakdownShape varies a breakdown's query: rank reads the request counts
+// alone; only (when set) restricts the groups to those keys.
+type breakdownShape struct {
+	rank bool
+	only []any
+}
+
 // breakdownQuery is the SQL of q over org's rows: a UNION ALL of the
 // rollup's part and the raw parts, grouped by key, ordered and windowed.
-func (s *Store) breakdownQuery(ctx context.Context, org string, q analytics.BreakdownQuery) (string, []any, error) {
+func (s *Store) breakdownQuery(ctx context.Context, org string, q analytics.BreakdownQuery, shape breakdownShape) (string, []any, error) {
 	fromMs, toMs, _ := analytics.RangeMillis(q.From, q.To)
-	table, raw, rolled, merged, order := "requests", rawParts, rollupParts, mergedParts, "requests DESC, k"
+	table, raw, rolledCols, merged, order := "requests", rawParts, rollupParts, mergedParts, "requests DESC, k"
 	expr := groupExpr[q.By]
 	switch q.By {
 	case analytics.DimFailureReason:
-		table, raw, rolled, merged, order = "attempts", rawReasonParts, rollupReasonParts, mergedReasonParts, "attempts DESC, k"
+		table, raw, rolledCols, merged, order = "attempts", rawReasonParts, rollupReasonParts, mergedReasonParts, "attempts DESC, k"
 	case analytics.DimDay:
 		order = "toInt64(k)"
 	}
-	r, rolledUp := rollupFor(q.By)
-	rolledSpan, rawSpans := span{}, []span{{from: fromMs, to: toMs, ok: true}}
-	if rolledUp { // tags have no rollup: read raw
+	if shape.rank {
+		raw, rolledCols, merged = "count() AS p_n", "requests AS p_n", "sum(p_n) AS requests"
+	}
+	var (
+		rolled []rolledPart
+		parts  []string
+		args   []any
+	)
+	rawSpans := []span{{from: fromMs, to: toMs, ok: true}}
+	if r, ok := rollupFor(q.By); ok { // tags have no rollup: read raw
 		var err error
-		if rolledSpan, rawSpans, err = s.split(ctx, fromMs, toMs, r); err != nil {
+		if rolled, rawSpans, err = s.plan(ctx, fromMs, toMs, r); err != nil {
 			return "", nil, err
 		}
 	}
-	var (
-		parts []string
-		args  []any
-	)
-	if rolledSpan.ok {
-		w := r.where(org, rolledSpan)
-		part := "SELECT " + r.expr[q.By] + " AS k, " + rolled + " FROM " + r.table + w.String()
-		if q.By != analytics.DimFailureReason { // states are rows already; sums are grouped
-			part += " GROUP BY k"
+	if q.By == analytics.DimFailureReason && len(rolled) > 0 {
+		raw, merged = rawApproxParts, mergedApproxParts
+	}
+	for _, p := range rolled {
+		w := p.r.where(org, p.sp)
+		if shape.only != nil {
+			w.add(p.r.expr[q.By]+" IN ?", ch.GroupSet{Value: shape.only})
 		}
-		parts, args = append(parts, part), append(args, w.args...)
+		parts = append(parts, "SELECT "+p.r.expr[q.By]+" AS k, "+rolledCols+" FROM "+p.r.table+w.String())
+		args = append(args, w.args...)
 	}
 	for _, sp := range rawSpans {
 		w := &where{}
@@ -201,6 +385,9 @@ func (s *Store) breakdownQuery(ctx context.Context, org string, q analytics.Brea
 		w.timeRange(sp.from, sp.to)
 		if q.By == analytics.DimFailureReason {
 			w.add("reason != ''")
+		}
+		if shape.only != nil {
+			w.add(expr+" IN ?", ch.GroupSet{Value: shape.only})
 		}
 		parts = append(parts, "SELECT "+expr+" AS k, "+raw+" FROM "+table+w.String()+" GROUP BY k")
 		args = append(args, w.args...)

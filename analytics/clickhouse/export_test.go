@@ -4,3 +4,11 @@ import "context"
 
 // Apply runs ms as Migrate runs the embedded migrations, for tests.
 func (s *Store) Apply(ctx context.Context, ms []Migration) error { return s.apply(ctx, ms) }
+
+// SetListBudget sets the rows an explorer page reads before it stops
+// searching older, for tests.
+func (s *Store) SetListBudget(rows int64) { s.listBudget = rows }
+
+// SetExactQuantiles sets how many requests Summary's percentiles are exact
+// for, for tests.
+func (s *Store) SetExactQuantiles(rows int64) { s.exactQuantiles = rows }

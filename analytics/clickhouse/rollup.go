@@ -19,12 +19,24 @@ type rollup struct {
 	timeCol string // the grain's start, a Unix-time DateTime
 	grainMs int64
 	expr    map[analytics.Dimension]string // the group key over the rollup's columns
+	// finer answers for the whole grains of its own in the parts this one
+	// leaves (the edges of a range); nil: the raw table does.
+	finer *rollup
 }
 
 const (
 	hourMs = int64(time.Hour / time.Millisecond)
 	dayMs  = analytics.DayMillis
+	weekMs = 7 * dayMs
 )
+
+// Users are many: a day (a report's grain) gathers several requests of an
+// active user where an hour would not, and a week most of them.
+var dailyUser = rollup{"requests_daily_user", "day", dayMs, map[analytics.Dimension]string{analytics.DimUser: "end_user"}, nil}
+
+// Failed attempts per reason and hour: the edges of a range the daily
+// rollup leaves.
+var hourlyReason = rollup{"attempts_hourly_reason_approx", "hour", hourMs, map[analytics.Dimension]string{analytics.DimFailureReason: "reason"}, nil}
 
 var rollups = []rollup{
 	{"requests_hourly", "hour", hourMs, map[analytics.Dimension]string{
@@ -32,11 +44,10 @@ var rollups = []rollup{
 		analytics.DimModel:     "served_model",
 		analytics.DimKey:       "key_id",
 		analytics.DimRouteKind: "route_kind",
-	}},
-	// Users are many: a day (a report's grain) gathers several requests of
-	// an active user where an hour would not.
-	{"requests_daily_user", "day", dayMs, map[analytics.Dimension]string{analytics.DimUser: "end_user"}},
-	{"attempts_hourly_reason", "hour", hourMs, map[analytics.Dimension]string{analytics.DimFailureReason: "reason"}},
+	}, nil},
+	{"requests_weekly_user", "week", weekMs, map[analytics.Dimension]string{analytics.DimUser: "end_user"}, &dailyUser},
+	// Distinct failed requests within about 1% (migrations 00013, 00014).
+	{"attempts_daily_reason_approx", "day", dayMs, map[analytics.Dimension]string{analytics.DimFailureReason: "reason"}, &hourlyReason},
 }
 
 // rollupFor returns the rollup that answers for by.
@@ -53,6 +64,38 @@ func rollupFor(by analytics.Dimension) (rollup, bool) {
 type span struct {
 	from, to int64
 	ok       bool
+}
+
+// rolledPart is the part of a range one rollup answers for.
+type rolledPart struct {
+	r  rollup
+	sp span
+}
+
+// plan divides [fromMs, toMs) among r, the finer rollups under it (each for
+// the whole grains of its own in what the coarser one leaves) and the raw
+// table (the rest).
+func (s *Store) plan(ctx context.Context, fromMs, toMs int64, r rollup) ([]rolledPart, []span, error) {
+	sp, rest, err := s.split(ctx, fromMs, toMs, r)
+	if err != nil {
+		return nil, nil, err
+	}
+	var parts []rolledPart
+	if sp.ok {
+		parts = append(parts, rolledPart{r, sp})
+	}
+	if r.finer == nil {
+		return parts, rest, nil
+	}
+	var raw []span
+	for _, e := range rest {
+		p, rw, err := s.plan(ctx, e.from, e.to, *r.finer)
+		if err != nil {
+			return nil, nil, err
+		}
+		parts, raw = append(parts, p...), append(raw, rw...)
+	}
+	return parts, raw, nil
 }
 
 // split divides [fromMs, toMs) into the part rollup r answers for (the whole

@@ -3,6 +3,7 @@ package clickhouse_test
 import (
 	"context"
 	"fmt"
+	"math"
 	"reflect"
 	"testing"
 	"time"
@@ -25,12 +26,13 @@ func TestRollupBreakdownMatchesRaw(t *testing.T) {
 	if err := s.Conn().Exec(ctx, "INSERT INTO heddle_rollup_epoch (name, since) SELECT name, toDateTime(0) FROM heddle_rollup_epoch"); err != nil {
 		t.Fatal(err)
 	}
+	s.SetExactQuantiles(0) // percentiles from the latency histogram
 	ref := analyticstest.NewStore()
 	t0 := time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
 	var reqs []analytics.Request
 	for i := range 2400 {
 		reqs = append(reqs, analytics.Request{
-			EventID: fmt.Sprintf("ev-%05d", i), Time: t0.Add(time.Duration(i*i%(72*60)) * time.Minute).Add(time.Duration(i) * time.Millisecond),
+			EventID: fmt.Sprintf("ev-%05d", i), Time: t0.Add(time.Duration(i*i%(20*24*60)) * time.Minute).Add(time.Duration(i) * time.Millisecond),
 			RequestID: fmt.Sprintf("r-%d", i), OrgID: []string{"org-a", "org-b"}[i%2], KeyID: fmt.Sprintf("k%d", i%3),
 			ServedModel: []string{"m1", "m2", "m3"}[i%3], RouteKind: []string{"explicit", "routed", "cache"}[i%3*i%3%3],
 			User: fmt.Sprintf("u%d", i%11), Status: []int{200, 200, 200, 502}[i%4], Attempts: 1 + i%2, CacheHit: i%7 == 0,
@@ -71,22 +73,32 @@ func TestRollupBreakdownMatchesRaw(t *testing.T) {
 	if err := s.Conn().QueryRow(ctx, "SELECT count() FROM heddle_rollup_epoch").Scan(&epochs); err != nil {
 		t.Fatal(err)
 	}
-	// A whole-day range reads the rollup's rows, not the raw ones.
+	// A range of whole grains reads the rollups' rows, not the raw ones.
 	for _, c := range []struct {
-		table string
-		by    analytics.Dimension
-	}{{"requests_hourly", analytics.DimModel}, {"requests_daily_user", analytics.DimUser}, {"attempts_hourly_reason", analytics.DimFailureReason}} {
+		tables []string
+		by     analytics.Dimension
+		days   int
+	}{
+		{[]string{"requests_hourly"}, analytics.DimModel, 3},
+		{[]string{"requests_daily_user"}, analytics.DimUser, 3},
+		{[]string{"requests_weekly_user", "requests_daily_user"}, analytics.DimUser, 20},
+		{[]string{"attempts_daily_reason_approx", "attempts_hourly_reason_approx"}, analytics.DimFailureReason, 3},
+	} {
 		var rolled uint64
-		if err := s.Conn().QueryRow(ctx, "SELECT count() FROM "+c.table).Scan(&rolled); err != nil || rolled == 0 {
-			t.Fatalf("%s rows: %d, %v", c.table, rolled, err)
+		for _, table := range c.tables {
+			var n uint64
+			if err := s.Conn().QueryRow(ctx, "SELECT count() FROM "+table).Scan(&n); err != nil || n == 0 {
+				t.Fatalf("%s rows: %d, %v", table, n, err)
+			}
+			rolled += n
 		}
 		var read uint64
 		pctx := ch.Context(ctx, ch.WithProgress(func(p *ch.Progress) { read += p.Rows }))
-		if _, err := s.Breakdown(pctx, "org-a", t0, t0.AddDate(0, 0, 3), c.by); err != nil {
+		if _, err := s.Breakdown(pctx, "org-a", t0, t0.AddDate(0, 0, c.days), c.by); err != nil {
 			t.Fatal(err)
 		}
-		if read == 0 || read > rolled+epochs { // the rollup and the epoch rows
-			t.Errorf("a 3-day breakdown by %s read %d rows; %s has %d (raw: %d requests, %d attempts)", c.by, read, c.table, rolled, len(reqs), len(atts))
+		if read == 0 || read > rolled+epochs { // the rollups and the epoch rows
+			t.Errorf("a %d-day breakdown by %s read %d rows; %v have %d (raw: %d requests, %d attempts)", c.days, c.by, read, c.tables, rolled, len(reqs), len(atts))
 		}
 	}
 	ranges := []struct {
@@ -98,6 +110,7 @@ func TestRollupBreakdownMatchesRaw(t *testing.T) {
 		{"unaligned", t0.Add(90*time.Minute + 17*time.Second), t0.Add(50*time.Hour + 3*time.Millisecond)},
 		{"inside one hour", t0.Add(5*time.Hour + time.Minute), t0.Add(5*time.Hour + 59*time.Minute)},
 		{"hours, not days", t0.Add(7 * time.Hour), t0.Add(53 * time.Hour)},
+		{"weeks and days", t0.Add(26 * time.Hour), t0.Add(18*24*time.Hour + 5*time.Minute)},
 	}
 	for _, r := range ranges {
 		for _, org := range []string{"org-a", "org-b"} {
@@ -109,7 +122,7 @@ func TestRollupBreakdownMatchesRaw(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got != want {
+			if !histogramClose(got, want) {
 				t.Errorf("%s summary %s:\n got %+v\nwant %+v", r.name, org, got, want)
 			}
 		}
@@ -132,9 +145,39 @@ func TestRollupBreakdownMatchesRaw(t *testing.T) {
 				if (len(got) > 0 || len(want) > 0) && !reflect.DeepEqual(got, want) {
 					t.Errorf("%s %s %s:\n got %+v\nwant %+v", r.name, d, org, got, want)
 				}
+				// Windows (the user's are read in two phases: ranked, then summed).
+				for _, win := range [][2]int{{0, 3}, {2, 4}, {9, 5}, {len(want), 2}} {
+					var page []analytics.BreakdownRow
+					q := analytics.BreakdownQuery{From: r.from, To: r.to, By: d, Offset: win[0], Limit: win[1]}
+					if err := s.EachBreakdown(ctx, org, q, func(row analytics.BreakdownRow) error {
+						row.LatencyMeanMs = round(row.LatencyMeanMs)
+						page = append(page, row)
+						return nil
+					}); err != nil {
+						t.Fatal(err)
+					}
+					w := want[min(win[0], len(want)):min(win[0]+win[1], len(want))]
+					if (len(page) > 0 || len(w) > 0) && !reflect.DeepEqual(page, w) {
+						t.Errorf("%s %s %s window %v:\n got %+v\nwant %+v", r.name, d, org, win, page, w)
+					}
+				}
 			}
 		}
 	}
+}
+
+// histogramClose reports whether got equals want but for percentiles read
+// from the latency histogram, each within 1% of want's (0.5 ms under 1 ms).
+func histogramClose(got, want analytics.Summary) bool {
+	g, w := []*float64{&got.LatencyP50, &got.LatencyP95, &got.LatencyP99, &got.TTFBP50, &got.TTFBP95, &got.TTFBP99},
+		[]float64{want.LatencyP50, want.LatencyP95, want.LatencyP99, want.TTFBP50, want.TTFBP95, want.TTFBP99}
+	for i, v := range w {
+		if math.Abs(*g[i]-v) > max(0.01*v, 0.5) {
+			return false
+		}
+		*g[i] = v
+	}
+	return got == want
 }
 
 func round(f float64) float64 { return float64(int64(f*1e6+0.5)) / 1e6 }

@@ -19,6 +19,12 @@ type Store struct {
 	limits Limits
 	now    func() time.Time // the explorer's first window ends here
 	epochs *epochs          // rollupStart once read
+	// listBudget is how many rows an explorer page reads before it stops
+	// searching older (listReadBudget; tests lower it).
+	listBudget int64
+	// exactQuantiles is how many requests Summary's percentiles are exact
+	// for (exactQuantileRows; tests lower it).
+	exactQuantiles int64
 }
 
 var (
@@ -52,7 +58,8 @@ func Open(ctx context.Context, url string) (*Store, error) {
 
 // New returns a Store over an open connection; it does not migrate.
 func New(conn driver.Conn) *Store {
-	return &Store{conn: conn, limits: DefaultLimits, now: time.Now, epochs: &epochs{}}
+	return &Store{conn: conn, limits: DefaultLimits, now: time.Now, epochs: &epochs{}, listBudget: listReadBudget,
+		exactQuantiles: exactQuantileRows}
 }
 
 // WithLimits returns a copy of s whose reads carry l instead.

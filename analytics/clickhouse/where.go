@@ -35,3 +35,12 @@ func (w *where) String() string {
 	}
 	return " WHERE " + strings.Join(w.conds, " AND ")
 }
+
+// prewhere renders the conditions as a PREWHERE clause (read first, the
+// other columns only for the rows they pass), or "" without conditions.
+func (w *where) prewhere() string {
+	if len(w.conds) == 0 {
+		return ""
+	}
+	return " PREWHERE " + strings.Join(w.conds, " AND ")
+}

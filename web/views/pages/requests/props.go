@@ -7,6 +7,7 @@ package requests
 import (
 	"net/url"
 	"strconv"
+	"time"
 
 	"github.com/heddle-gw/heddle/analytics"
 	"github.com/heddle-gw/heddle/web/views/layout"
@@ -57,7 +58,10 @@ type ResultsProps struct {
 	Rows     []analytics.Request
 	Next     string // cursor of the next page, "" on the last
 	Cursor   string // cursor of this page, "" on the first
-	Error    string
+	// SearchedFrom, when set, is where the search stopped (its read budget
+	// spent): Rows are the matches from then on and Next searches older.
+	SearchedFrom time.Time
+	Error        string
 }
 
 // PageProps is the whole explorer page.

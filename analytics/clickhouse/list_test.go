@@ -1,0 +1,77 @@
+package clickhouse_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/heddle-gw/heddle/analytics"
+)
+
+// TestListStopsAtReadBudget: a filter that matches one old row of an
+// organisation stops at the read budget with an empty page that says where
+// it stopped and continues older; following the continuations finds the
+// row exactly once and ends. Without the budget spent, the same search
+// finds it in one page, and a full page never says it stopped.
+func TestListStopsAtReadBudget(t *testing.T) {
+	s := openFresh(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	now := time.Now().UTC()
+	var reqs []analytics.Request
+	for i := range 3000 {
+		model := "common"
+		if i == 2990 {
+			model = "rare"
+		}
+		reqs = append(reqs, analytics.Request{EventID: fmt.Sprintf("ev-%05d", i), Time: now.Add(-time.Duration(i) * 36 * time.Second),
+			RequestID: fmt.Sprintf("r-%d", i), OrgID: "org-a", KeyID: "k", ServedModel: model, RouteKind: "explicit", Status: 200})
+	}
+	if err := s.InsertRequests(ctx, reqs); err != nil {
+		t.Fatal(err)
+	}
+	rare := analytics.RequestFilter{Model: "rare"}
+
+	page, err := s.ListRequests(ctx, "org-a", rare, "", 50)
+	if err != nil || len(page.Requests) != 1 || page.Next != "" || !page.SearchedFrom.IsZero() {
+		t.Fatalf("within the budget: %d rows, next %q, searched from %v, %v", len(page.Requests), page.Next, page.SearchedFrom, err)
+	}
+
+	s.SetListBudget(1) // the first window spends it
+	full, err := s.ListRequests(ctx, "org-a", analytics.RequestFilter{}, "", 50)
+	if err != nil || len(full.Requests) != 50 || full.Next == "" || !full.SearchedFrom.IsZero() {
+		t.Fatalf("a full page: %d rows, next %q, searched from %v, %v", len(full.Requests), full.Next, full.SearchedFrom, err)
+	}
+	var found []analytics.Request
+	cursor, pages := "", 0
+	for {
+		p, err := s.ListRequests(ctx, "org-a", rare, cursor, 50)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages++
+		found = append(found, p.Requests...)
+		if p.Next == "" {
+			if !p.SearchedFrom.IsZero() {
+				t.Fatalf("page %d ends the search but says it stopped at %v", pages, p.SearchedFrom)
+			}
+			break
+		}
+		if p.SearchedFrom.IsZero() {
+			t.Fatalf("page %d of %d rows continues without saying where it stopped", pages, len(p.Requests))
+		}
+		for _, r := range p.Requests {
+			if r.Time.Before(p.SearchedFrom) {
+				t.Fatalf("page %d holds a row at %v, older than where it stopped (%v)", pages, r.Time, p.SearchedFrom)
+			}
+		}
+		if pages > 100 {
+			t.Fatal("the continuations do not end")
+		}
+		cursor = p.Next
+	}
+	if pages < 2 || len(found) != 1 || found[0].EventID != "ev-02990" {
+		t.Fatalf("after %d pages found %+v; want ev-02990 once, past the first page", pages, found)
+	}
+}
