@@ -79,7 +79,7 @@ func CrossValidate(ctx context.Context, cfg TrainConfig, samples []Sample, newEm
 // SelectScorer cross-validates every kind of kinds (Scorers when nil) with
 // cfg, repeats times over differently seeded splits (seeds cfg.Seed,
 // cfg.Seed+1, ...; at least once), and returns the kind of the highest mean
-// APGR over all repeats' folds (the earlier kind on a tie) beside every
+// APGR over all repeats' folds (the earlier kind unless a later one is ahead by more than selectionMargin) beside every
 // kind's result (APGR holds repeats*folds values).
 func SelectScorer(ctx context.Context, cfg TrainConfig, samples []Sample, newEmbedder EmbedderFactory, folds, repeats int, kinds []string) (string, []CVResult, error) {
 	if kinds == nil {
@@ -100,7 +100,7 @@ func SelectScorer(ctx context.Context, cfg TrainConfig, samples []Sample, newEmb
 		}
 		r.Mean, r.SD = meanSD(r.APGR)
 		results = append(results, r)
-		if best < 0 || r.Mean > results[best].Mean {
+		if best < 0 || r.Mean > results[best].Mean+selectionMargin {
 			best = len(results) - 1
 		}
 	}
@@ -113,6 +113,13 @@ func SelectScorer(ctx context.Context, cfg TrainConfig, samples []Sample, newEmb
 // ScorerAuto asks Train's callers to choose the scorer kind by
 // cross-validation on the training data (ResolveScorer).
 const ScorerAuto = "auto"
+
+// selectionMargin is how far a later (more complex) kind of Scorers must be
+// ahead of the best so far to be chosen: means that agree to a thousandth
+// are a tie, and a tie goes to the simpler kind. On perfectly separable data
+// the predictor and the expected scorer tie (0.750 each), and the
+// predictor's dial then sits on knife edges between near-identical queries.
+const selectionMargin = 1e-3
 
 // SelectionFolds is the number of folds ResolveScorer cross-validates with,
 // SelectionRepeats the number of differently seeded splits it repeats that
