@@ -177,7 +177,7 @@ func wire(ctx context.Context, cfg Config, logger *slog.Logger) (_ *components, 
 		BaselineModel: cfg.BaselineModel, DefaultAlpha: cfg.DefaultAlpha, MaxAttempts: cfg.MaxAttempts,
 	}, gateway.Deps{
 		Catalog: c.catalog, Codecs: c.codecs, Executor: c.executor, Recorder: c.tracing.recorder(requestLog{
-			next: c.metrics.recorder(c.writer, c.catalog), log: logger.With("component", "request")}),
+			next: c.metrics.recorder(c.writer, c.catalog), log: logger.With("component", "request"), out: lineOut(logger)}),
 		Routers: c.tracing.routers(orgRouterSource{c.orgRouters}), Classify: httpapi.Classify,
 		Logger: logger.With("component", "gateway"),
 	},

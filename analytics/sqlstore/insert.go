@@ -3,7 +3,9 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"encoding/hex"
 	"fmt"
+	"math"
 	"reflect"
 	"strconv"
 	"strings"
@@ -13,27 +15,29 @@ import (
 	"gorm.io/gorm"
 )
 
-// inserter writes rows of one table through statements prepared once per
-// Store and reused: gorm built each 16-row statement again for every chunk,
-// and the pure-Go SQLite driver's bind, quadratic in a statement's
-// parameters, was a quarter of the gateway's CPU under load. On SQLite a
-// batch is one transaction of 4-row executions (1-row ones for the rest); on
-// Postgres it is one statement of one array per column (INSERT ... SELECT
-// FROM unnest(...)), whatever its size. A row whose event id is already
-// stored is ignored.
+// inserter writes rows of one table without gorm (which built each 16-row
+// statement again for every chunk). On SQLite a batch is one transaction of
+// INSERTs of up to sqliteRows rows whose values are SQL literals: the
+// pure-Go driver parses a statement at every execution anyway, and its bind,
+// quadratic in a statement's parameters, was the larger cost. On Postgres it
+// is one prepared statement of one array per column (INSERT ... SELECT FROM
+// unnest(...)), whatever its size. A row whose event id is already stored is
+// ignored.
 type inserter struct {
 	table    string
 	cols     []string
 	fields   []int          // struct field index of each column
 	types    []reflect.Type // Go type of each column
 	postgres bool
-	mu       sync.Mutex
-	stmts    map[int]*sql.Stmt // by rows (0: Postgres's unnest)
+	// sqliteHead is SQLite's INSERT up to its first row's values.
+	sqliteHead string
+	mu         sync.Mutex
+	pg         *sql.Stmt // Postgres's unnest INSERT, prepared on first use
 }
 
 // newInserter reads the columns of row's struct type from its gorm tags.
 func newInserter(table string, row any, postgres bool) *inserter {
-	ins := &inserter{table: table, postgres: postgres, stmts: map[int]*sql.Stmt{}}
+	ins := &inserter{table: table, postgres: postgres}
 	t := reflect.TypeOf(row)
 	for i := range t.NumField() {
 		for _, part := range strings.Split(t.Field(i).Tag.Get("gorm"), ";") {
@@ -44,6 +48,7 @@ func newInserter(table string, row any, postgres bool) *inserter {
 			}
 		}
 	}
+	ins.sqliteHead = ins.head() + "VALUES "
 	return ins
 }
 
@@ -57,48 +62,48 @@ var pgArrayTypes = map[reflect.Type]string{
 	reflect.TypeFor[bool]():      "boolean[]",
 }
 
-// sqliteGroup is the rows of SQLite's multi-row statement. Its driver
-// parses a statement at every execution (about as costly as a row's
-// values) and binds in time quadratic in the parameters: a profile under
-// load put 1 row a statement at 15% of CPU in the parser, 16 rows at 9% in
-// bind plus 5% parsing; 4 rows sits between the two costs.
-const sqliteGroup = 4
+// sqliteRows is the most rows of one SQLite INSERT. The pure-Go driver
+// prepares (parses) a statement again at every execution and binds in time
+// quadratic in its parameters, so SQLite batches carry their values as SQL
+// literals (appendLiteral) in statements of up to this many rows: no bind,
+// and the statement's fixed parse cost spread over the rows.
+const sqliteRows = 64
 
-// statement is the INSERT of n rows (SQLite) or the unnest INSERT
-// (Postgres, n unused), ignoring known event ids.
-func (ins *inserter) statement(n int) (string, error) {
+// statement is Postgres's unnest INSERT, ignoring known event ids.
+func (ins *inserter) statement() (string, error) {
 	var b strings.Builder
-	b.WriteString("INSERT INTO " + ins.table + " (" + strings.Join(ins.cols, ", ") + ") ")
-	if ins.postgres {
-		b.WriteString("SELECT * FROM unnest(")
-		for i, t := range ins.types {
-			at, ok := pgArrayTypes[t]
-			if !ok {
-				return "", fmt.Errorf("no Postgres array type for column %s (%s)", ins.cols[i], t)
-			}
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			b.WriteString("$" + strconv.Itoa(i+1) + "::" + at)
+	b.WriteString(ins.head() + "SELECT * FROM unnest(")
+	for i, t := range ins.types {
+		at, ok := pgArrayTypes[t]
+		if !ok {
+			return "", fmt.Errorf("no Postgres array type for column %s (%s)", ins.cols[i], t)
 		}
-		b.WriteByte(')')
-	} else {
-		row := "(" + strings.Repeat("?, ", len(ins.cols)-1) + "?)"
-		b.WriteString("VALUES " + row + strings.Repeat(", "+row, n-1))
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString("$" + strconv.Itoa(i+1) + "::" + at)
 	}
-	b.WriteString(" ON CONFLICT (event_id) DO NOTHING")
+	b.WriteString(")" + onConflict)
 	return b.String(), nil
 }
 
-// prepared returns the statement of n rows, preparing it on first use (a
-// failed prepare is retried by the next insert).
-func (ins *inserter) prepared(ctx context.Context, db *sql.DB, n int) (*sql.Stmt, error) {
+// onConflict ends every INSERT: a row whose event id is stored is ignored.
+const onConflict = " ON CONFLICT (event_id) DO NOTHING"
+
+// head is the INSERT's start up to its values.
+func (ins *inserter) head() string {
+	return "INSERT INTO " + ins.table + " (" + strings.Join(ins.cols, ", ") + ") "
+}
+
+// prepared returns Postgres's statement, preparing it on first use (a failed
+// prepare is retried by the next insert).
+func (ins *inserter) prepared(ctx context.Context, db *sql.DB) (*sql.Stmt, error) {
 	ins.mu.Lock()
 	defer ins.mu.Unlock()
-	if st := ins.stmts[n]; st != nil {
-		return st, nil
+	if ins.pg != nil {
+		return ins.pg, nil
 	}
-	q, err := ins.statement(n)
+	q, err := ins.statement()
 	if err != nil {
 		return nil, err
 	}
@@ -106,12 +111,13 @@ func (ins *inserter) prepared(ctx context.Context, db *sql.DB, n int) (*sql.Stmt
 	if err != nil {
 		return nil, fmt.Errorf("prepare %s insert: %w", ins.table, err)
 	}
-	ins.stmts[n] = st
+	ins.pg = st
 	return st, nil
 }
 
 // insert writes rows (a slice of the row struct): on Postgres in one
-// statement, on SQLite in one transaction of 4-row and 1-row executions.
+// statement, on SQLite in one transaction of statements of up to sqliteRows
+// rows.
 func (ins *inserter) insert(ctx context.Context, gdb *gorm.DB, rows any) error {
 	db, err := gdb.DB()
 	if err != nil {
@@ -119,19 +125,11 @@ func (ins *inserter) insert(ctx context.Context, gdb *gorm.DB, rows any) error {
 	}
 	v := reflect.ValueOf(rows)
 	if ins.postgres {
-		prep, err := ins.prepared(ctx, db, 0)
+		prep, err := ins.prepared(ctx, db)
 		if err != nil {
 			return err
 		}
 		_, err = prep.ExecContext(ctx, ins.columnArrays(v)...)
-		return err
-	}
-	one, err := ins.prepared(ctx, db, 1)
-	if err != nil {
-		return err
-	}
-	group, err := ins.prepared(ctx, db, sqliteGroup)
-	if err != nil {
 		return err
 	}
 	tx, err := db.BeginTx(ctx, nil)
@@ -139,23 +137,99 @@ func (ins *inserter) insert(ctx context.Context, gdb *gorm.DB, rows any) error {
 		return err
 	}
 	defer tx.Rollback() //nolint:errcheck // a no-op after Commit
-	stOne, stGroup := tx.StmtContext(ctx, one), tx.StmtContext(ctx, group)
-	args := make([]any, 0, len(ins.cols)*sqliteGroup)
-	for i, n := 0, v.Len(); i < n; {
-		st, k := stGroup, sqliteGroup
-		if n-i < sqliteGroup {
-			st, k = stOne, 1
-		}
-		args = args[:0]
-		for r := i; r < i+k; r++ {
-			args = ins.appendArgs(args, v.Index(r))
-		}
-		if _, err := st.ExecContext(ctx, args...); err != nil {
+	bp := sqlBufs.Get().(*[]byte)
+	defer sqlBufs.Put(bp)
+	for i, n := 0, v.Len(); i < n; i += sqliteRows {
+		q := ins.sqliteStatement((*bp)[:0], v, i, min(i+sqliteRows, n))
+		*bp = q
+		if _, err := tx.ExecContext(ctx, string(q)); err != nil {
 			return err
 		}
-		i += k
 	}
 	return tx.Commit()
+}
+
+// sqlBufs holds the buffers SQLite statements are built in.
+var sqlBufs = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &b }}
+
+// sqliteStatement appends to b the INSERT of rows[from:to] with their values
+// as literals.
+func (ins *inserter) sqliteStatement(b []byte, rows reflect.Value, from, to int) []byte {
+	b = append(b, ins.sqliteHead...)
+	for r := from; r < to; r++ {
+		if r > from {
+			b = append(b, ", "...)
+		}
+		b = append(b, '(')
+		row := rows.Index(r)
+		for c, f := range ins.fields {
+			if c > 0 {
+				b = append(b, ", "...)
+			}
+			b = appendLiteral(b, row.Field(f))
+		}
+		b = append(b, ')')
+	}
+	return append(b, onConflict...)
+}
+
+// sqliteTime is how the SQLite driver writes a time.Time it binds (its
+// default format), so literal rows read back as bound ones did.
+const sqliteTime = "2006-01-02 15:04:05.999999999-07:00"
+
+// appendLiteral appends v as an SQLite literal: integers and booleans as
+// integers, floats in exponent form (always REAL; NaN as NULL as the driver
+// binds it, infinities as out-of-range exponents), strings quoted with
+// quotes doubled, or as a hex blob cast to text when they hold a NUL (the
+// driver hands SQL over as a C string), times as the driver formats them.
+func appendLiteral(b []byte, v reflect.Value) []byte {
+	switch v.Kind() {
+	case reflect.String:
+		return appendQuoted(b, v.String())
+	case reflect.Int, reflect.Int64:
+		return strconv.AppendInt(b, v.Int(), 10)
+	case reflect.Bool:
+		if v.Bool() {
+			return append(b, '1')
+		}
+		return append(b, '0')
+	case reflect.Float64:
+		f := v.Float()
+		switch {
+		case math.IsNaN(f):
+			return append(b, "NULL"...)
+		case math.IsInf(f, 1):
+			return append(b, "1e999"...)
+		case math.IsInf(f, -1):
+			return append(b, "-1e999"...)
+		}
+		return strconv.AppendFloat(b, f, 'e', -1, 64)
+	}
+	t := v.Interface().(time.Time) // newInserter's column types
+	b = append(b, '\'')
+	b = t.AppendFormat(b, sqliteTime)
+	return append(b, '\'')
+}
+
+// appendQuoted appends s as an SQLite text literal.
+func appendQuoted(b []byte, s string) []byte {
+	if strings.IndexByte(s, 0) >= 0 {
+		b = append(b, "CAST(X'"...)
+		b = hex.AppendEncode(b, []byte(s))
+		return append(b, "' AS TEXT)"...)
+	}
+	b = append(b, '\'')
+	for {
+		i := strings.IndexByte(s, '\'')
+		if i < 0 {
+			break
+		}
+		b = append(b, s[:i+1]...)
+		b = append(b, '\'')
+		s = s[i+1:]
+	}
+	b = append(b, s...)
+	return append(b, '\'')
 }
 
 // columnArrays turns rows into one slice per column.
@@ -170,11 +244,4 @@ func (ins *inserter) columnArrays(rows reflect.Value) []any {
 		out[c] = col.Interface()
 	}
 	return out
-}
-
-func (ins *inserter) appendArgs(args []any, row reflect.Value) []any {
-	for _, f := range ins.fields {
-		args = append(args, row.Field(f).Interface())
-	}
-	return args
 }
