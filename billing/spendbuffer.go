@@ -119,6 +119,13 @@ func (b *SpendBuffer) Spent(ctx context.Context, scope string, periodStart time.
 
 	stored, err := b.store.Spent(ctx, scope, periodStart)
 	if err != nil {
+		// A view never read is neither read back nor dropped by Sync: do
+		// not keep one for a counter whose first read failed.
+		b.mu.Lock()
+		if v.readAt.IsZero() && b.views[slot] == v {
+			delete(b.views, slot)
+		}
+		b.mu.Unlock()
 		return 0, err
 	}
 	b.mu.Lock()
