@@ -287,7 +287,7 @@ func (c *components) keyLimiter() *admission.RateCounters {
 	return admission.NewRateCounters(store, c.cfg.Capacity.SpendStaleAfter, nil)
 }
 
-// closeStores flushes the budget spend and key usage (first, each on its
+// closeStores flushes the budget spend, key rate-limit counts and key usage (first, each on its
 // own deadline: a slow analytics store must not starve them), then traces,
 // attempt rows and the analytics writer, and closes every store.
 func (c *components) closeStores() {
@@ -295,6 +295,13 @@ func (c *components) closeStores() {
 		sctx, cancel := context.WithTimeout(context.Background(), spendFlushTimeout)
 		if err := c.spend.Close(sctx); err != nil {
 			c.logger.Error("budget spend flush", "err", err)
+		}
+		cancel()
+	}
+	if c.rates != nil {
+		rctx, cancel := context.WithTimeout(context.Background(), spendFlushTimeout)
+		if err := c.rates.Close(rctx); err != nil {
+			c.logger.Warn("rate limit counters flush", "err", err)
 		}
 		cancel()
 	}
