@@ -287,9 +287,10 @@ func (c *components) keyLimiter() *admission.RateCounters {
 	return admission.NewRateCounters(store, c.cfg.Capacity.SpendStaleAfter, nil)
 }
 
-// closeStores flushes the budget spend, key rate-limit counts and key usage (first, each on its
-// own deadline: a slow analytics store must not starve them), then traces,
-// attempt rows and the analytics writer, and closes every store.
+// closeStores flushes the budget spend, the key rate-limit counts and key
+// usage (first, each on its own deadline: a slow analytics store must not
+// starve them), then traces, attempt rows and the analytics writer, and
+// closes every store.
 func (c *components) closeStores() {
 	if c.spend != nil {
 		sctx, cancel := context.WithTimeout(context.Background(), spendFlushTimeout)
