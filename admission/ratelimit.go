@@ -154,6 +154,11 @@ func (r *RateCounters) Sync(ctx context.Context) error {
 	return nil
 }
 
+// Close adds what this replica counted since its last sync to the store
+// (call it at shutdown, after the server stopped and before the store
+// closes: Run's own last flush does not wait for it).
+func (r *RateCounters) Close(ctx context.Context) error { return r.buf.Close(ctx) }
+
 // Stats reports the last successful sync and the failed ones.
 func (r *RateCounters) Stats() RateStats {
 	s := RateStats{SyncFailures: r.failures.Load()}

@@ -287,14 +287,22 @@ func (c *components) keyLimiter() *admission.RateCounters {
 	return admission.NewRateCounters(store, c.cfg.Capacity.SpendStaleAfter, nil)
 }
 
-// closeStores flushes the budget spend and key usage (first, each on its
-// own deadline: a slow analytics store must not starve them), then traces,
-// attempt rows and the analytics writer, and closes every store.
+// closeStores flushes the budget spend, the key rate-limit counts and key
+// usage (first, each on its own deadline: a slow analytics store must not
+// starve them), then traces, attempt rows and the analytics writer, and
+// closes every store.
 func (c *components) closeStores() {
 	if c.spend != nil {
 		sctx, cancel := context.WithTimeout(context.Background(), spendFlushTimeout)
 		if err := c.spend.Close(sctx); err != nil {
 			c.logger.Error("budget spend flush", "err", err)
+		}
+		cancel()
+	}
+	if c.rates != nil {
+		rctx, cancel := context.WithTimeout(context.Background(), spendFlushTimeout)
+		if err := c.rates.Close(rctx); err != nil {
+			c.logger.Warn("rate limit counters flush", "err", err)
 		}
 		cancel()
 	}

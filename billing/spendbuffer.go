@@ -38,8 +38,10 @@ type SpendBufferConfig struct {
 // unwritten amounts, so its own costs count at once and other replicas'
 // within two sync intervals (theirs to write, ours to read back). The first
 // check of a counter, and any check once the view is older than
-// StaleAfter, reads the store, and a failed read fails closed. A failed
-// write stays pending for the next Sync; what is still pending when the
+// StaleAfter, reads the store, and a failed read fails closed; every check
+// fails closed once this replica's writes have failed for longer than
+// StaleAfter (a store that still answers reads). A failed write stays
+// pending for the next Sync; what is still pending when the
 // process dies is lost, so Close flushes. Safe for concurrent use.
 type SpendBuffer struct {
 	store      SpendStore
@@ -52,8 +54,11 @@ type SpendBuffer struct {
 	// those a Flush is writing now (still counted by Spent).
 	pending, writing map[spendSlot]int64
 	// views holds the stored amount of every counter Spent was asked for.
-	views   map[spendSlot]*spendView
-	flushMu sync.Mutex // one Flush or Sync at a time
+	views map[spendSlot]*spendView
+	// unwrittenSince is when a write to the store first failed since the
+	// last Flush that wrote everything (zero: none failing).
+	unwrittenSince time.Time
+	flushMu        sync.Mutex // one Flush or Sync at a time
 }
 
 type spendSlot struct {
@@ -102,6 +107,12 @@ func (b *SpendBuffer) Spent(ctx context.Context, scope string, periodStart time.
 	slot := spendSlot{scope, periodStart.Unix()}
 	now := b.now()
 	b.mu.Lock()
+	if since := b.unwrittenSince; !since.IsZero() && now.Sub(since) > b.staleAfter {
+		// The store refuses this replica's writes while it may still answer
+		// reads: the other replicas have not seen its amounts since then.
+		b.mu.Unlock()
+		return 0, fmt.Errorf("%w: this replica's amounts not written since %s", ErrBudgetUnavailable, since.Format(time.RFC3339))
+	}
 	local := b.pending[slot] + b.writing[slot]
 	v := b.views[slot]
 	if v != nil && !v.readAt.IsZero() && now.Sub(v.readAt) <= b.staleAfter {
@@ -119,6 +130,13 @@ func (b *SpendBuffer) Spent(ctx context.Context, scope string, periodStart time.
 
 	stored, err := b.store.Spent(ctx, scope, periodStart)
 	if err != nil {
+		// A view never read is neither read back nor dropped by Sync: do
+		// not keep one for a counter whose first read failed.
+		b.mu.Lock()
+		if v.readAt.IsZero() && b.views[slot] == v {
+			delete(b.views, slot)
+		}
+		b.mu.Unlock()
 		return 0, err
 	}
 	b.mu.Lock()
@@ -168,6 +186,11 @@ func (b *SpendBuffer) flush(ctx context.Context) error {
 		}
 	}
 	b.writing = map[spendSlot]int64{}
+	if len(failed) == 0 {
+		b.unwrittenSince = time.Time{}
+	} else if b.unwrittenSince.IsZero() {
+		b.unwrittenSince = b.now()
+	}
 	b.mu.Unlock()
 	if len(errs) > 0 {
 		return fmt.Errorf("%w: writing %d of %d spend counters: %w", ErrBudgetUnavailable, len(failed), len(batch), errors.Join(errs...))
