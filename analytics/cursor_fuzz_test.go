@@ -9,7 +9,7 @@ import (
 // never a negative time nor an empty event id, and a parsed cursor encodes
 // back to one that parses to itself.
 func FuzzParseCursor(f *testing.F) {
-	for _, c := range []Cursor{{TimeMs: 1700000000000, EventID: "evt-1"}, CursorBefore(0), CursorBefore(1<<62)} {
+	for _, c := range []Cursor{{TimeMs: 1700000000000, EventID: "evt-1"}, CursorBefore(0), CursorBefore(1 << 62)} {
 		f.Add(c.Encode())
 	}
 	f.Add("")
