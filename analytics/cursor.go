@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Cursor is the position after the last row of a page: rows strictly older
@@ -39,7 +40,7 @@ func ParseCursor(s string) (c Cursor, ok bool, err error) {
 		return Cursor{}, false, fmt.Errorf("%w: %w", ErrInvalidCursor, err)
 	}
 	ts, id, found := strings.Cut(string(raw), ":")
-	if !found || id == "" {
+	if !found || id == "" || !utf8.ValidString(id) { // event ids are UTF-8
 		return Cursor{}, false, ErrInvalidCursor
 	}
 	ms, err := strconv.ParseInt(ts, 10, 64)

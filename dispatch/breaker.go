@@ -36,7 +36,13 @@ type breakers struct {
 	// opened holds, by pair, when each organisation's breaker on it last
 	// opened (removed once it closes), for the shared-outage rule.
 	opened map[string]map[string]time.Time
+	// sweepAt is the owners count at which track next drops idle breakers
+	// (see sweep).
+	sweepAt int
 }
+
+// minBreakerSweep is the fewest breakers kept before idle ones are dropped.
+const minBreakerSweep = 4096
 
 // sharedOutageOrgs is how many organisations' breakers on one pair must be
 // open (and cooling down) for the pair to count as down for every
@@ -202,6 +208,33 @@ func (bs *breakers) track(key circuitKey, t Target, credID string) {
 	defer bs.mu.Unlock()
 	if _, ok := bs.owners[key]; !ok {
 		bs.owners[key] = owner{target: t, cred: credID}
+		if len(bs.owners) >= max(bs.sweepAt, minBreakerSweep) {
+			bs.sweep(bs.clock.Now())
+			bs.sweepAt = 2 * len(bs.owners)
+		}
+	}
+}
+
+// sweep drops the breakers (and their owners) that are closed, count no
+// consecutive failures and saw no call within the window: such a breaker
+// acts as none at all, so the breakers of every organisation that ever
+// used a pair are not kept for good.
+func (bs *breakers) sweep(now time.Time) {
+	for k, b := range bs.m {
+		if b.state != breakerClosed || b.consecutive > 0 {
+			continue
+		}
+		idle := true
+		for _, c := range b.buckets {
+			if !c.start.IsZero() && now.Sub(c.start) < bs.cfg.Window {
+				idle = false
+				break
+			}
+		}
+		if idle {
+			delete(bs.m, k)
+			delete(bs.owners, k)
+		}
 	}
 }
 

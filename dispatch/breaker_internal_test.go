@@ -2,6 +2,7 @@ package dispatch
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 )
@@ -56,5 +57,34 @@ func TestBreakerUncountedEndsProbe(t *testing.T) {
 	bs.record(circuitKey{"k", "o"}, false, false) // the probe was canceled by its caller
 	if !bs.allow(circuitKey{"k", "o"}) {
 		t.Fatal("a canceled probe must free the half-open slot")
+	}
+}
+
+// TestBreakersForgetIdleCircuits: breakers of many organisations on a
+// shared credential that are closed and idle past the window are dropped
+// as new ones come, so their memory does not grow with every organisation
+// that ever used the pair; a breaker that is open, or counts failures, is
+// kept.
+func TestBreakersForgetIdleCircuits(t *testing.T) {
+	clock := &stepClock{now: time.Unix(1_000_000, 0)}
+	bs := newBreakers(BreakerConfig{ConsecutiveFailures: 1, FailureRatio: 1, MinRequests: 1, Window: time.Second, Cooldown: time.Minute}, clock)
+	tgt := Target{Provider: "p", Model: "m"}
+	bs.track(circuitKey{"pair", "failing"}, tgt, "c")
+	bs.record(circuitKey{"pair", "failing"}, false, true) // open
+	const orgs = 3 * minBreakerSweep
+	for i := range orgs {
+		k := circuitKey{"pair", fmt.Sprint("org-", i)}
+		bs.track(k, tgt, "c")
+		bs.record(k, true, true)
+		clock.now = clock.now.Add(time.Millisecond)
+	}
+	if n := len(bs.m); n >= orgs {
+		t.Fatalf("%d breakers kept after %d organisations' single calls, %v apart", n, orgs, time.Millisecond)
+	}
+	if len(bs.owners) > len(bs.m)+1 {
+		t.Fatalf("%d owners for %d breakers", len(bs.owners), len(bs.m))
+	}
+	if !bs.openFor("failing", tgt) || bs.allow(circuitKey{"pair", "failing"}) {
+		t.Fatal("the open breaker was forgotten")
 	}
 }

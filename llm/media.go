@@ -66,12 +66,17 @@ func MediaTokens(p Part) int {
 // maxObjStm bounds what pdfPages inflates of one object stream.
 const maxObjStm = 4 << 20
 
+// maxInflate bounds what pdfPages inflates of one PDF in all (streams after
+// it are not looked into), so many small Flate bombs cost no more than one.
+const maxInflate = 16 << 20
+
 // pdfPages counts the page objects of a PDF ("/Type /Page", not
 // "/Pages"), in plain sight and inside Flate-compressed object streams
-// (PDF 1.5 and later keep them there).
+// (PDF 1.5 and later keep them there), inflating maxInflate bytes at most.
 func pdfPages(b []byte) int {
 	n := pageObjects(b)
-	for rest := b; ; {
+	budget := int64(maxInflate)
+	for rest := b; budget > 0; {
 		i := bytes.Index(rest, []byte("/ObjStm"))
 		if i < 0 {
 			return n
@@ -88,11 +93,13 @@ func pdfPages(b []byte) int {
 			return n
 		}
 		if zr, err := zlib.NewReader(bytes.NewReader(rest[:end])); err == nil {
-			inflated, _ := io.ReadAll(io.LimitReader(zr, maxObjStm))
+			inflated, _ := io.ReadAll(io.LimitReader(zr, min(maxObjStm, budget)))
+			budget -= int64(len(inflated))
 			n += pageObjects(inflated)
 		}
 		rest = rest[end:]
 	}
+	return n
 }
 
 // pageObjects counts "/Type /Page" (any spacing, not "/Pages") in b.

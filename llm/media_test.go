@@ -5,6 +5,7 @@ import (
 	"compress/zlib"
 	"encoding/base64"
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -73,4 +74,30 @@ func FuzzPDFPages(f *testing.F) {
 			t.Fatalf("%d pages, fewer than the %d page objects in plain sight", n, pageObjects(b))
 		}
 	})
+}
+
+// TestPDFPagesInflateBounded: a PDF of many small Flate bombs (each object
+// stream inflating to maxObjStm of zeros from a few kilobytes) is not
+// inflated stream after stream without end: what pdfPages inflates of one
+// PDF is bounded by maxInflate in all.
+func TestPDFPagesInflateBounded(t *testing.T) {
+	var z bytes.Buffer
+	w, _ := zlib.NewWriterLevel(&z, zlib.BestCompression)
+	w.Write(make([]byte, maxObjStm))
+	w.Close()
+	var b bytes.Buffer
+	b.WriteString("%PDF-1.7\n")
+	const streams = 64
+	for range streams {
+		b.WriteString("<< /Type /ObjStm /Filter /FlateDecode >>\nstream\n")
+		b.Write(z.Bytes())
+		b.WriteString("\nendstream\n")
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	pdfPages(b.Bytes())
+	runtime.ReadMemStats(&after)
+	if got := after.TotalAlloc - before.TotalAlloc; got > 8*maxInflate {
+		t.Fatalf("inflating a %d-byte PDF allocated %d bytes, above 8×maxInflate (%d)", b.Len(), got, 8*maxInflate)
+	}
 }

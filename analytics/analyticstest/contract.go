@@ -29,6 +29,7 @@ func RunContract(t *testing.T, newStore NewStoreFunc) {
 		{"ListNewestFirstWithPaging", testListPaging},
 		{"ListFilters", testListFilters},
 		{"PagingThroughTies", testPagingTies},
+		{"CraftedCursors", testCraftedCursors},
 		{"Timeline", testTimeline},
 		{"Summary", testSummary},
 		{"Percentiles", testPercentiles},

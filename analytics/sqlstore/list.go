@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strings"
 
 	"gorm.io/gorm"
 
@@ -32,7 +33,14 @@ func (s *Store) ListRequests(ctx context.Context, orgID string, f analytics.Requ
 	q := scoped(s.db.WithContext(ctx).Model(&requestRow{}), orgID, fromMs, toMs)
 	q = filterRequests(q, f)
 	if hasCur {
-		q = q.Where("(time_ms < ? OR (time_ms = ? AND event_id < ?))", cur.TimeMs, cur.TimeMs, cur.EventID)
+		if id, _, nul := strings.Cut(cur.EventID, "\x00"); nul {
+			// Postgres text holds no NUL (CursorBefore's, or a crafted
+			// cursor's): an id without one sorts before id+"\x00..." exactly
+			// when it sorts at or before id.
+			q = q.Where("(time_ms < ? OR (time_ms = ? AND event_id <= ?))", cur.TimeMs, cur.TimeMs, id)
+		} else {
+			q = q.Where("(time_ms < ? OR (time_ms = ? AND event_id < ?))", cur.TimeMs, cur.TimeMs, cur.EventID)
+		}
 	}
 	var rows []requestRow
 	if err := q.Order("time_ms DESC, event_id DESC").Limit(limit + 1).Find(&rows).Error; err != nil {
