@@ -49,9 +49,7 @@ func TestRateLimitsAcrossReplicas(t *testing.T) {
 			body := `{"model":"gpt-5-mini","messages":[{"role":"user","content":"count me"}]}`
 			// Wait for the top of a minute window to be far enough away
 			// that the whole test runs inside one window.
-			for time.Now().Second() > 20 {
-				time.Sleep(time.Second)
-			}
+			testwait.Until(t, time.Minute, "the first 20 s of a minute window", func() bool { return time.Now().Second() <= 20 })
 			window := time.Now().Truncate(time.Minute)
 			// Replica 2 serves first, so it holds the window's counters in
 			// memory when replica 1 spends the rest of the limit.
@@ -75,7 +73,7 @@ func TestRateLimitsAcrossReplicas(t *testing.T) {
 			// (the bound), never its whole limit again.
 			onR2 := 0
 			testwait.Until(t, 20*time.Second, "replica 2 refuses the key spent through replica 1", func() bool {
-				time.Sleep(50 * time.Millisecond)
+				time.Sleep(50 * time.Millisecond) // pace the requests (about 20/s), so the extra admitted before a read-back stays small
 				resp, b := chat(t, r2.URL, k.Secret, body)
 				switch resp.StatusCode {
 				case 200:
