@@ -3,8 +3,6 @@ package admission
 import (
 	"context"
 	"fmt"
-	"hash/maphash"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -23,9 +21,6 @@ const rateSweepEvery = time.Minute
 
 // rateSweepAge is how old a window must be before it is swept.
 const rateSweepAge = 5 * time.Minute
-
-// rateStripes is how many locks the keys are spread over.
-const rateStripes = 64
 
 // Sweeper is an optional ability of a rate-counter store that keeps past
 // windows: Sweep deletes the counters of windows that started before
@@ -61,8 +56,6 @@ type RateStats struct {
 type RateCounters struct {
 	buf   *billing.SpendBuffer
 	store billing.SpendStore
-	seed  maphash.Seed
-	locks [rateStripes]sync.Mutex
 
 	lastSync atomic.Int64 // Unix nanoseconds
 	failures atomic.Int64
@@ -77,16 +70,11 @@ func NewRateCounters(store billing.SpendStore, staleAfter time.Duration, now fun
 	return &RateCounters{
 		buf:   billing.NewSpendBuffer(store, billing.SpendBufferConfig{StaleAfter: staleAfter, IdleAfter: rateIdleAfter, Now: now}),
 		store: store,
-		seed:  maphash.MakeSeed(),
 	}
 }
 
 func requestsScope(keyID string) string { return "r:" + keyID }
 func tokensScope(keyID string) string   { return "t:" + keyID }
-
-func (r *RateCounters) lock(keyID string) *sync.Mutex {
-	return &r.locks[maphash.String(r.seed, keyID)%rateStripes]
-}
 
 func limiterUnavailable(err error) error {
 	return fmt.Errorf("admission: rate counters: %w: %w", tenancy.ErrLimiterUnavailable, err)
@@ -99,20 +87,16 @@ func (r *RateCounters) Allow(ctx context.Context, keyID string, rpm int, now tim
 		return true, 0, nil
 	}
 	start, end := tenancy.MinuteWindow(now)
-	scope := requestsScope(keyID)
-	// One check and count at a time per key, so two requests of one
-	// replica never both take the last slot.
-	mu := r.lock(keyID)
-	mu.Lock()
-	defer mu.Unlock()
-	n, err := r.buf.Spent(ctx, scope, start)
+	// The check and the count are one step in the buffer, so two requests
+	// of one replica never both take the last slot; a key's first check of
+	// the minute reads the store before that step, holding no lock.
+	_, ok, err := r.buf.AddBelow(ctx, requestsScope(keyID), start, int64(rpm), 1)
 	if err != nil {
 		return false, 0, limiterUnavailable(err)
 	}
-	if n >= int64(rpm) {
+	if !ok {
 		return false, end.Sub(now), nil
 	}
-	_ = r.buf.Add(ctx, scope, start, 1) // in memory; never fails
 	return true, 0, nil
 }
 

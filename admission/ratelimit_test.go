@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -243,4 +244,65 @@ func TestRateCountersRunSweepsAndFlushes(t *testing.T) {
 			t.Fatalf("after Run stopped the store holds %d, %v; want 3", n, err)
 		}
 	})
+}
+
+// blockedRead is a store whose reads of one scope wait until release is
+// closed (a slow first read of the minute), signalling entered first.
+type blockedRead struct {
+	billing.SpendStore
+	scope   string
+	entered chan struct{}
+	release chan struct{}
+}
+
+func (s *blockedRead) Spent(ctx context.Context, scope string, start time.Time) (int64, error) {
+	if scope == s.scope {
+		close(s.entered)
+		<-s.release
+	}
+	return s.SpendStore.Spent(ctx, scope, start)
+}
+
+// TestRateCountersSlowReadBlocksNoOtherKey: while one key's first check of
+// the minute waits on the store, the checks of a thousand other keys (some
+// of which would share a lock with it if locks were held across the read)
+// are answered; once the read returns, the slow key is counted exactly.
+func TestRateCountersSlowReadBlocksNoOtherKey(t *testing.T) {
+	ctx := context.Background()
+	store := &blockedRead{SpendStore: billingtest.NewMemory(nil), scope: "r:slow", entered: make(chan struct{}), release: make(chan struct{})}
+	r := admission.NewRateCounters(store, time.Minute, nil)
+	slow := make(chan error, 1)
+	go func() {
+		ok, _, err := r.Allow(ctx, "slow", 1, now)
+		if err == nil && !ok {
+			err = errors.New("refused")
+		}
+		slow <- err
+	}()
+	<-store.entered
+	others := make(chan error, 1)
+	go func() {
+		for k := range 1000 {
+			if ok, _, err := r.Allow(ctx, fmt.Sprintf("k%d", k), 1, now); err != nil || !ok {
+				others <- fmt.Errorf("key k%d: Allow = %v, %v", k, ok, err)
+				return
+			}
+		}
+		others <- nil
+	}()
+	select {
+	case err := <-others:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("other keys' checks still waiting after a minute behind one key's store read")
+	}
+	close(store.release)
+	if err := <-slow; err != nil {
+		t.Fatalf("slow key: %v", err)
+	}
+	if ok, _, err := r.Allow(ctx, "slow", 1, now); err != nil || ok {
+		t.Fatalf("slow key's second request at rpm 1: Allow = %v, %v; want refused", ok, err)
+	}
 }

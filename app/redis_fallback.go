@@ -25,6 +25,7 @@ type fallbackCounters struct {
 
 var (
 	_ billing.SpentManyReader = fallbackCounters{}
+	_ billing.ManyAdder       = fallbackCounters{}
 	_ admission.Sweeper       = fallbackCounters{}
 )
 
@@ -39,6 +40,22 @@ func (f fallbackCounters) Add(ctx context.Context, scope string, start time.Time
 		func() (struct{}, error) { return struct{}{}, f.remote.Add(ctx, scope, start, n) },
 		func() (struct{}, error) { return struct{}{}, f.local.Add(ctx, scope, start, n) })
 	return err
+}
+
+// AddMany writes to Redis while it answers; when it stops answering part
+// way, the counters it did not take go to the app database.
+func (f fallbackCounters) AddMany(ctx context.Context, adds []billing.SpendAdd) (int, error) {
+	done := 0
+	return via(ctx, f.link,
+		func() (int, error) {
+			n, err := f.remote.AddMany(ctx, adds)
+			done = n
+			return n, err
+		},
+		func() (int, error) {
+			n, err := f.local.AddMany(ctx, adds[done:])
+			return done + n, err
+		})
 }
 
 func (f fallbackCounters) SpentMany(ctx context.Context, start time.Time, scopes []string) (map[string]int64, error) {

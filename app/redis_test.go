@@ -11,6 +11,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	billingsql "github.com/heddle-gw/heddle/billing/sqlstore"
 	"github.com/heddle-gw/heddle/internal/tcpgate"
 	"github.com/heddle-gw/heddle/internal/testdb"
 	"github.com/heddle-gw/heddle/internal/testwait"
@@ -96,5 +97,12 @@ func TestRedisDownFallsBackThenReconnects(t *testing.T) {
 	}
 	if c.redisLink.healthy() {
 		t.Fatal("a failed command did not mark the link down")
+	}
+	// With Redis down the sync writes the counts to the app database.
+	if err := limiter.Sync(ctx); err != nil {
+		t.Fatalf("rate counters sync with Redis down: %v", err)
+	}
+	if n, err := billingsql.NewRateCounters(c.db).Spent(ctx, "r:key_fallback_2", now.UTC().Truncate(time.Minute)); err != nil || n != 1 {
+		t.Fatalf("the counts synced while Redis was down are not in the app database: %d %v", n, err)
 	}
 }

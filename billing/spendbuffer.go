@@ -1,9 +1,12 @@
 package billing
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 )
@@ -32,9 +35,9 @@ type SpendBufferConfig struct {
 
 // SpendBuffer is a SpendStore that keeps the request path off the database.
 // Add sums costs in memory; Sync (every interval, from Run) writes them to
-// the store it wraps (one Add per scope and period) and reads back every
-// counter this replica checks, in one batch when the store is a
-// SpentManyReader. Spent answers from that view plus this replica's
+// the store it wraps (in a few calls when the store is a ManyAdder, else
+// one Add per scope and period) and reads back every counter this replica
+// checks, in one batch when the store is a SpentManyReader. Spent answers from that view plus this replica's
 // unwritten amounts, so its own costs count at once and other replicas'
 // within two sync intervals (theirs to write, ours to read back). The first
 // check of a counter, and any check once the view is older than
@@ -83,6 +86,22 @@ type SpentManyReader interface {
 	SpentMany(ctx context.Context, periodStart time.Time, scopes []string) (map[string]int64, error)
 }
 
+// SpendAdd is one counter's amount for ManyAdder.AddMany.
+type SpendAdd struct {
+	Scope       string
+	PeriodStart time.Time
+	Micros      int64
+}
+
+// ManyAdder is an optional ability of a SpendStore: many Adds in a few
+// calls. AddMany applies adds (no two with the same scope and period) in
+// order, in chunks each applied atomically, and returns how many of them,
+// counted from the first, were applied when it stopped at an error (all
+// of them when the error is nil).
+type ManyAdder interface {
+	AddMany(ctx context.Context, adds []SpendAdd) (int, error)
+}
+
 // NewSpendBuffer returns a buffer in front of store.
 func NewSpendBuffer(store SpendStore, cfg SpendBufferConfig) *SpendBuffer {
 	if cfg.StaleAfter <= 0 {
@@ -104,6 +123,29 @@ func NewSpendBuffer(store SpendStore, cfg SpendBufferConfig) *SpendBuffer {
 // (when the read saw it too, it counts twice until the next Sync: an
 // over-count, which only fails closed).
 func (b *SpendBuffer) Spent(ctx context.Context, scope string, periodStart time.Time) (int64, error) {
+	return b.check(ctx, scope, periodStart, nil)
+}
+
+// AddBelow adds amount to scope's counter if its total (as Spent counts
+// it) is below limit, the check and the add in one step under the
+// buffer's lock, so concurrent callers never both take the last unit. It
+// returns the total before the add and whether it added. The store read a
+// first (or stale) check needs runs before that step, holding no lock.
+func (b *SpendBuffer) AddBelow(ctx context.Context, scope string, periodStart time.Time, limit, amount int64) (int64, bool, error) {
+	slot := spendSlot{scope, periodStart.Unix()}
+	added := false
+	total, err := b.check(ctx, scope, periodStart, func(total int64) {
+		if total < limit {
+			b.pending[slot] += amount
+			added = true
+		}
+	})
+	return total, added, err
+}
+
+// check is Spent; apply, when not nil, runs with the total under b.mu
+// (no store call is made while it holds the lock).
+func (b *SpendBuffer) check(ctx context.Context, scope string, periodStart time.Time, apply func(total int64)) (int64, error) {
 	slot := spendSlot{scope, periodStart.Unix()}
 	now := b.now()
 	b.mu.Lock()
@@ -118,6 +160,9 @@ func (b *SpendBuffer) Spent(ctx context.Context, scope string, periodStart time.
 	if v != nil && !v.readAt.IsZero() && now.Sub(v.readAt) <= b.staleAfter {
 		v.usedAt = now
 		total := v.stored + local
+		if apply != nil {
+			apply(total)
+		}
 		b.mu.Unlock()
 		return total, nil
 	}
@@ -143,7 +188,11 @@ func (b *SpendBuffer) Spent(ctx context.Context, scope string, periodStart time.
 	defer b.mu.Unlock()
 	v.stored = stored + v.flushed - flushed0
 	v.readAt, v.usedAt = now, now
-	return v.stored + b.pending[slot] + b.writing[slot], nil
+	total := v.stored + b.pending[slot] + b.writing[slot]
+	if apply != nil {
+		apply(total)
+	}
+	return total, nil
 }
 
 // Add records micros in memory; it never blocks on the store and never fails.
@@ -167,14 +216,7 @@ func (b *SpendBuffer) flush(ctx context.Context) error {
 	b.pending, b.writing = map[spendSlot]int64{}, b.pending
 	batch := b.writing
 	b.mu.Unlock()
-	var errs []error
-	failed := map[spendSlot]int64{}
-	for slot, micros := range batch {
-		if err := b.store.Add(ctx, slot.scope, time.Unix(slot.start, 0).UTC(), micros); err != nil {
-			failed[slot] = micros
-			errs = append(errs, fmt.Errorf("%s: %w", slot.scope, err))
-		}
-	}
+	failed, errs := b.write(ctx, batch)
 	b.mu.Lock()
 	for slot, micros := range batch {
 		if _, ok := failed[slot]; ok {
@@ -196,6 +238,49 @@ func (b *SpendBuffer) flush(ctx context.Context) error {
 		return fmt.Errorf("%w: writing %d of %d spend counters: %w", ErrBudgetUnavailable, len(failed), len(batch), errors.Join(errs...))
 	}
 	return nil
+}
+
+// write hands batch to the store, in few calls when it is a ManyAdder
+// (sorted by period and scope, so replicas writing at once take a
+// database's row locks in one order), else one Add per counter. It
+// returns the counters whose write failed.
+func (b *SpendBuffer) write(ctx context.Context, batch map[spendSlot]int64) (map[spendSlot]int64, []error) {
+	failed := map[spendSlot]int64{}
+	if len(batch) == 0 {
+		return failed, nil
+	}
+	if m, ok := b.store.(ManyAdder); ok {
+		slots := make([]spendSlot, 0, len(batch))
+		for slot := range batch {
+			slots = append(slots, slot)
+		}
+		slices.SortFunc(slots, func(x, y spendSlot) int {
+			return cmp.Or(cmp.Compare(x.start, y.start), strings.Compare(x.scope, y.scope))
+		})
+		adds := make([]SpendAdd, len(slots))
+		for i, slot := range slots {
+			adds[i] = SpendAdd{Scope: slot.scope, PeriodStart: time.Unix(slot.start, 0).UTC(), Micros: batch[slot]}
+		}
+		n, err := m.AddMany(ctx, adds)
+		if err == nil && n < len(adds) {
+			err = fmt.Errorf("store wrote %d of %d counters", n, len(adds))
+		}
+		if err == nil {
+			return failed, nil
+		}
+		for _, slot := range slots[max(0, min(n, len(slots))):] {
+			failed[slot] = batch[slot]
+		}
+		return failed, []error{err}
+	}
+	var errs []error
+	for slot, micros := range batch {
+		if err := b.store.Add(ctx, slot.scope, time.Unix(slot.start, 0).UTC(), micros); err != nil {
+			failed[slot] = micros
+			errs = append(errs, fmt.Errorf("%s: %w", slot.scope, err))
+		}
+	}
+	return failed, errs
 }
 
 // Sync flushes, then reads back every counter in the view (dropping those

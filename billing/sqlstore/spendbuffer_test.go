@@ -14,7 +14,7 @@ import (
 	"github.com/heddle-gw/heddle/billing/sqlstore"
 )
 
-// flakyStore fails Add (and, with readsDown, Spent and SpentMany) while
+// flakyStore fails Add and AddMany (and, with readsDown, Spent and SpentMany) while
 // down is set, and counts the reads that reach the real store.
 type flakyStore struct {
 	*sqlstore.Store
@@ -29,6 +29,13 @@ func (f *flakyStore) Add(ctx context.Context, scope string, start time.Time, mic
 		return errDown
 	}
 	return f.Store.Add(ctx, scope, start, micros)
+}
+
+func (f *flakyStore) AddMany(ctx context.Context, adds []billing.SpendAdd) (int, error) {
+	if f.down.Load() {
+		return 0, errDown
+	}
+	return f.Store.AddMany(ctx, adds)
 }
 
 func (f *flakyStore) Spent(ctx context.Context, scope string, start time.Time) (int64, error) {

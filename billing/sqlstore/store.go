@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"gorm.io/gorm"
@@ -70,7 +71,40 @@ func (s *Store) Add(ctx context.Context, scope string, periodStart time.Time, mi
 	return nil
 }
 
-var _ billing.SpentManyReader = (*Store)(nil)
+var (
+	_ billing.SpentManyReader = (*Store)(nil)
+	_ billing.ManyAdder       = (*Store)(nil)
+)
+
+// addManyChunk bounds the rows of one AddMany statement (3 parameters
+// each, well under SQLite's and Postgres's limits).
+const addManyChunk = 200
+
+// AddMany adds to many counters with one upsert statement per 200 of them
+// (each statement atomic), in the order given; it returns how many were
+// written before an error.
+func (s *Store) AddMany(ctx context.Context, adds []billing.SpendAdd) (int, error) {
+	done := 0
+	for done < len(adds) {
+		chunk := adds[done:min(len(adds), done+addManyChunk)]
+		var q strings.Builder
+		q.WriteString("INSERT INTO " + s.table + " (scope, period_start, micros) VALUES ")
+		args := make([]any, 0, 3*len(chunk))
+		for i, a := range chunk {
+			if i > 0 {
+				q.WriteString(", ")
+			}
+			q.WriteString("(?, ?, ?)")
+			args = append(args, a.Scope, a.PeriodStart.UnixMilli(), a.Micros)
+		}
+		q.WriteString(" ON CONFLICT (scope, period_start) DO UPDATE SET micros = " + s.table + ".micros + excluded.micros")
+		if err := s.db.WithContext(ctx).Exec(q.String(), args...).Error; err != nil {
+			return done, fmt.Errorf("sqlstore: add %d spend counters: %w", len(chunk), err)
+		}
+		done += len(chunk)
+	}
+	return done, nil
+}
 
 // spentManyChunk bounds the scopes of one SpentMany query.
 const spentManyChunk = 500

@@ -3,6 +3,7 @@ package sqlstore_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -134,4 +135,61 @@ func TestClosedDatabaseFailsClosed(t *testing.T) {
 	if err := b.Record(context.Background(), billing.KeyBudgets("k1", 1, 0, true), 5, time.Now()); !errors.Is(err, billing.ErrBudgetUnavailable) {
 		t.Fatalf("Record on a closed database = %v", err)
 	}
+}
+
+// TestAddManyAcrossReplicas: two replicas each write the same 450 counters
+// (more than one statement's worth) in one AddMany, four times at once,
+// over counters that already hold amounts and in both tables: every
+// amount counts once, on SQLite and Postgres.
+func TestAddManyAcrossReplicas(t *testing.T) {
+	start := time.Date(2026, 12, 2, 0, 0, 0, 0, time.UTC)
+	eachDB(t, 2, func(t *testing.T, dbs []*gorm.DB) {
+		ctx := context.Background()
+		for _, pick := range []func(*gorm.DB) *sqlstore.Store{sqlstore.New, sqlstore.NewRateCounters} {
+			replicas := []*sqlstore.Store{pick(dbs[0]), pick(dbs[1])}
+			if err := replicas[0].Add(ctx, "s:7", start, 1000); err != nil {
+				t.Fatal(err)
+			}
+			adds := make([]billing.SpendAdd, 450)
+			for i := range adds {
+				adds[i] = billing.SpendAdd{Scope: fmt.Sprintf("s:%d", i), PeriodStart: start, Micros: int64(i + 1)}
+			}
+			var wg sync.WaitGroup
+			errs := make(chan error, 8)
+			for g := range 8 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					if n, err := replicas[g%2].AddMany(ctx, adds); err != nil || n != len(adds) {
+						errs <- fmt.Errorf("AddMany wrote %d of %d: %w", n, len(adds), err)
+					}
+				}()
+			}
+			wg.Wait()
+			close(errs)
+			for err := range errs {
+				t.Fatal(err)
+			}
+			scopes := make([]string, len(adds))
+			for i := range adds {
+				scopes[i] = adds[i].Scope
+			}
+			got, err := replicas[1].SpentMany(ctx, start, scopes)
+			if err != nil || len(got) != len(adds) {
+				t.Fatalf("SpentMany: %d counters, %v", len(got), err)
+			}
+			for i, a := range adds {
+				want := 8 * a.Micros
+				if i == 7 {
+					want += 1000
+				}
+				if got[a.Scope] != want {
+					t.Fatalf("%s = %d, want %d", a.Scope, got[a.Scope], want)
+				}
+			}
+			if n, err := replicas[0].AddMany(ctx, nil); n != 0 || err != nil {
+				t.Fatalf("AddMany of nothing = %d, %v", n, err)
+			}
+		}
+	})
 }

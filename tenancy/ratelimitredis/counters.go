@@ -24,6 +24,7 @@ type Counters struct {
 var (
 	_ billing.SpendStore      = (*Counters)(nil)
 	_ billing.SpentManyReader = (*Counters)(nil)
+	_ billing.ManyAdder       = (*Counters)(nil)
 )
 
 // New returns Counters whose keys all start with prefix (for example
@@ -68,30 +69,73 @@ func (c *Counters) Add(ctx context.Context, scope string, start time.Time, n int
 	return nil
 }
 
-// SpentMany reads the counters of scopes in one window with one MGET.
+// addManyChunk bounds the counters of one MULTI in AddMany.
+const addManyChunk = 256
+
+// AddMany adds to many counters (and sets their expiry), one MULTI per 256
+// of them, in the order given; it returns how many were written before an
+// error.
+func (c *Counters) AddMany(ctx context.Context, adds []billing.SpendAdd) (int, error) {
+	done := 0
+	for done < len(adds) {
+		chunk := adds[done:min(len(adds), done+addManyChunk)]
+		now := c.now()
+		_, err := c.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+			for _, a := range chunk {
+				k := c.key(a.Scope, a.PeriodStart)
+				p.IncrBy(ctx, k, a.Micros)
+				p.PExpire(ctx, k, max(ttl(a.PeriodStart, now), time.Second))
+			}
+			return nil
+		})
+		if err != nil {
+			return done, fmt.Errorf("ratelimitredis: add %d counters: %w", len(chunk), err)
+		}
+		done += len(chunk)
+	}
+	return done, nil
+}
+
+// mgetChunk bounds the keys of one MGET, so a replica checking many keys
+// never sends Redis one huge command that blocks it for everyone.
+const mgetChunk = 500
+
+// SpentMany reads the counters of scopes in one window: one MGET per 500,
+// all sent in one pipeline.
 func (c *Counters) SpentMany(ctx context.Context, start time.Time, scopes []string) (map[string]int64, error) {
+	out := make(map[string]int64, len(scopes))
 	if len(scopes) == 0 {
-		return map[string]int64{}, nil
+		return out, nil
 	}
 	keys := make([]string, len(scopes))
 	for i, s := range scopes {
 		keys[i] = c.key(s, start)
 	}
-	vals, err := c.rdb.MGet(ctx, keys...).Result()
+	var cmds []*redis.SliceCmd
+	_, err := c.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for i := 0; i < len(keys); i += mgetChunk {
+			cmds = append(cmds, p.MGet(ctx, keys[i:min(len(keys), i+mgetChunk)]...))
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, fmt.Errorf("ratelimitredis: mget: %w", err)
 	}
-	out := make(map[string]int64, len(scopes))
-	for i, v := range vals {
-		s, ok := v.(string)
-		if !ok {
-			continue // nil: never written (or expired)
+	i := 0
+	for _, cmd := range cmds {
+		for _, v := range cmd.Val() {
+			if s, ok := v.(string); ok { // nil: never written (or expired)
+				n, err := strconv.ParseInt(s, 10, 64)
+				if err != nil {
+					return nil, fmt.Errorf("ratelimitredis: counter %s: %w", keys[i], err)
+				}
+				out[scopes[i]] = n
+			}
+			i++
 		}
-		n, err := strconv.ParseInt(s, 10, 64)
-		if err != nil {
-			return nil, fmt.Errorf("ratelimitredis: counter %s: %w", keys[i], err)
-		}
-		out[scopes[i]] = n
+	}
+	if i != len(keys) {
+		return nil, fmt.Errorf("ratelimitredis: mget answered %d of %d keys", i, len(keys))
 	}
 	return out, nil
 }

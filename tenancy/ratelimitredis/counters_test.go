@@ -4,7 +4,9 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/heddle-gw/heddle/billing"
 	"github.com/heddle-gw/heddle/tenancy/ratelimitredis"
 )
 
@@ -131,5 +134,118 @@ func TestUnreachableRedisIsAnError(t *testing.T) {
 	}
 	if _, err := c.SpentMany(ctx, w, []string{"r:k"}); err == nil {
 		t.Fatal("SpentMany succeeded")
+	}
+	if n, err := c.AddMany(ctx, []billing.SpendAdd{{Scope: "r:k", PeriodStart: w, Micros: 1}}); err == nil || n != 0 {
+		t.Fatalf("AddMany = %d, %v; want 0 and an error", n, err)
+	}
+}
+
+// roundTrips is a go-redis hook recording each round trip's commands with
+// their argument counts.
+type roundTrips struct {
+	mu    sync.Mutex
+	trips [][]redis.Cmder
+}
+
+func (r *roundTrips) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (r *roundTrips) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		r.mu.Lock()
+		r.trips = append(r.trips, []redis.Cmder{cmd})
+		r.mu.Unlock()
+		return next(ctx, cmd)
+	}
+}
+
+func (r *roundTrips) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		r.mu.Lock()
+		r.trips = append(r.trips, cmds)
+		r.mu.Unlock()
+		return next(ctx, cmds)
+	}
+}
+
+// take returns the round trips recorded since the last take.
+func (r *roundTrips) take() [][]redis.Cmder {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	t := r.trips
+	r.trips = nil
+	return t
+}
+
+// TestCountersInChunks: 1,200 counters are written in one AddMany and read
+// in one SpentMany, each in MULTIs or MGETs of bounded size (one huge
+// command would hold Redis for every other client) and one round trip
+// per chunk at most; the values and expiries are those of one Add each.
+func TestCountersInChunks(t *testing.T) {
+	ctx := context.Background()
+	rdb, prefix := openRedis(t)
+	hook := &roundTrips{}
+	rdb.AddHook(hook)
+	c := ratelimitredis.New(rdb, prefix)
+	w := time.Now().UTC().Truncate(time.Minute)
+	const n = 1200
+	adds := make([]billing.SpendAdd, n)
+	scopes := make([]string, n+1)
+	for i := range adds {
+		adds[i] = billing.SpendAdd{Scope: fmt.Sprintf("r:k%d", i), PeriodStart: w, Micros: int64(i + 1)}
+		scopes[i] = adds[i].Scope
+	}
+	scopes[n] = "r:never"
+	hook.take()
+	if got, err := c.AddMany(ctx, adds); err != nil || got != n {
+		t.Fatalf("AddMany = %d, %v", got, err)
+	}
+	incrs := 0
+	for _, trip := range hook.take() {
+		per := 0
+		for _, cmd := range trip {
+			if cmd.Name() == "incrby" {
+				per++
+			}
+		}
+		if per > 256 {
+			t.Errorf("one MULTI carried %d INCRBYs; want at most 256", per)
+		}
+		incrs += per
+	}
+	if incrs != n {
+		t.Fatalf("AddMany sent %d INCRBYs for %d counters", incrs, n)
+	}
+	got, err := c.SpentMany(ctx, w, scopes)
+	if err != nil || len(got) != n {
+		t.Fatalf("SpentMany: %d counters, %v", len(got), err)
+	}
+	for _, a := range adds {
+		if got[a.Scope] != a.Micros {
+			t.Fatalf("%s = %d, want %d", a.Scope, got[a.Scope], a.Micros)
+		}
+	}
+	trips := hook.take()
+	if len(trips) != 1 {
+		t.Errorf("SpentMany took %d round trips; want 1", len(trips))
+	}
+	keys := 0
+	for _, trip := range trips {
+		for _, cmd := range trip {
+			if cmd.Name() != "mget" {
+				continue
+			}
+			if k := len(cmd.Args()) - 1; k > 500 {
+				t.Errorf("one MGET of %d keys; want at most 500", k)
+			} else {
+				keys += k
+			}
+		}
+	}
+	if keys != n+1 {
+		t.Errorf("the MGETs read %d keys; want %d", keys, n+1)
+	}
+	ttl, err := rdb.PTTL(ctx, prefix+"rl:r:k1199:"+strconv.FormatInt(w.Unix()/60, 10)).Result()
+	if left := time.Until(w.Add(2 * time.Minute)); err != nil || ttl > left+time.Second || ttl < left-5*time.Second {
+		t.Fatalf("PTTL = %s (%v), want about %s", ttl, err, left)
 	}
 }
