@@ -122,6 +122,9 @@ type Verdict struct {
 type Budgets struct {
 	store   SpendStore
 	timeout time.Duration
+	// inMemory is set when store is a SpendBuffer, whose Add never blocks:
+	// Record then needs no deadline (a context and timer per budget).
+	inMemory bool
 }
 
 // NewBudgets returns a Budgets service over store.
@@ -129,7 +132,8 @@ func NewBudgets(store SpendStore, cfg BudgetsConfig) *Budgets {
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = 2 * time.Second
 	}
-	return &Budgets{store: store, timeout: cfg.Timeout}
+	_, inMemory := store.(*SpendBuffer)
+	return &Budgets{store: store, timeout: cfg.Timeout, inMemory: inMemory}
 }
 
 // Check reads the spending of every budget with a limit. The first hard
@@ -208,6 +212,9 @@ func (b *Budgets) Record(ctx context.Context, budgets []Budget, micros int64, no
 }
 
 func (b *Budgets) add(ctx context.Context, key string, start time.Time, micros int64) error {
+	if b.inMemory {
+		return b.store.Add(ctx, key, start, micros)
+	}
 	ctx, cancel := context.WithTimeout(ctx, b.timeout)
 	defer cancel()
 	return b.store.Add(ctx, key, start, micros)

@@ -94,3 +94,27 @@ func TestSpendBufferFlushBatches(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordOverABufferAllocatesLittle: recording a turn's cost in a
+// SpendBuffer is in-memory work; it sets no deadline per budget (a context
+// and a timer each, three allocations or more apiece).
+func TestRecordOverABufferAllocatesLittle(t *testing.T) {
+	ctx := context.Background()
+	buf := billing.NewSpendBuffer(newMemSpend(), billing.SpendBufferConfig{})
+	b := billing.NewBudgets(buf, billing.BudgetsConfig{})
+	budgets := []billing.Budget{
+		{Scope: "key:k1", Period: billing.Day, LimitMicros: 1000, Hard: true},
+		{Scope: "org:o1", Period: billing.Month},
+	}
+	now := time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)
+	if err := b.Record(ctx, budgets, 5, now); err != nil {
+		t.Fatal(err)
+	}
+	allocs := testing.AllocsPerRun(200, func() { _ = b.Record(ctx, budgets, 5, now) })
+	if allocs > 4 {
+		t.Errorf("Record of 2 budgets in a buffer: %.0f allocations; want at most 4", allocs)
+	}
+	if got, err := buf.Spent(ctx, "key:k1/day", now.Truncate(24*time.Hour)); err != nil || got != 5*202 {
+		t.Fatalf("key:k1/day = %d, %v; want %d (one Record and AllocsPerRun's 201)", got, err, 5*202)
+	}
+}
