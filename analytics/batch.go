@@ -44,7 +44,8 @@ var errBadChecksum = errors.New("checksum mismatch")
 
 // encodeFrame returns b as one frame.
 func encodeFrame(b *batch) ([]byte, error) {
-	payload, err := json.Marshal(b)
+	buf := make([]byte, frameHeader, frameHeader+512*b.rows())
+	buf, err := appendBatchJSON(buf, b)
 	if err != nil {
 		// NaN or infinite floats: store what the stores would keep.
 		for i := range b.Attempts {
@@ -53,17 +54,16 @@ func encodeFrame(b *batch) ([]byte, error) {
 		for i := range b.Requests {
 			b.Requests[i] = b.Requests[i].Clean()
 		}
-		if payload, err = json.Marshal(b); err != nil {
+		if buf, err = appendBatchJSON(buf[:frameHeader], b); err != nil {
 			return nil, fmt.Errorf("encode batch: %w", err)
 		}
 	}
+	payload := buf[frameHeader:]
 	if len(payload) > maxFrameSize {
 		return nil, fmt.Errorf("encode batch: %d bytes exceeds the frame limit", len(payload))
 	}
-	buf := make([]byte, frameHeader+len(payload))
 	binary.BigEndian.PutUint32(buf[0:4], uint32(len(payload)))
 	binary.BigEndian.PutUint32(buf[4:8], crc32.Checksum(payload, crcTable))
-	copy(buf[frameHeader:], payload)
 	return buf, nil
 }
 

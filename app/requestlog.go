@@ -3,14 +3,13 @@ package app
 import (
 	"context"
 	"log/slog"
-	"math"
 	"strconv"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/heddle-gw/heddle/analytics"
 	"github.com/heddle-gw/heddle/gateway"
+	"github.com/heddle-gw/heddle/internal/jsonw"
 )
 
 // requestLog writes one structured line per finished request (SPEC 11) from
@@ -70,7 +69,7 @@ func appendRequestLine(b []byte, now time.Time, level slog.Level, q analytics.Re
 		b = append(b, `,"`...)
 		b = append(b, k...)
 		b = append(b, `":`...)
-		b = appendJSONString(b, v)
+		b = jsonw.AppendString(b, v)
 	}
 	num := func(k string, v int64) {
 		b = append(b, `,"`...)
@@ -88,7 +87,7 @@ func appendRequestLine(b []byte, now time.Time, level slog.Level, q analytics.Re
 		b = append(b, `,"`...)
 		b = append(b, k...)
 		b = append(b, `":`...)
-		b = appendJSONFloat(b, v)
+		b = jsonw.AppendFloat(b, v)
 	}
 	str("request_id", q.RequestID)
 	str("org_id", q.OrgID)
@@ -110,74 +109,4 @@ func appendRequestLine(b []byte, now time.Time, level slog.Level, q analytics.Re
 	num("output_tokens", q.OutputTokens)
 	num("cost_micros", q.CostMicros)
 	return append(b, "}\n"...)
-}
-
-// appendJSONFloat appends f as encoding/json (and so slog) writes it; NaN
-// and infinities, which JSON cannot hold, as null.
-func appendJSONFloat(b []byte, f float64) []byte {
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return append(b, "null"...)
-	}
-	format := byte('f')
-	if a := math.Abs(f); a != 0 && (a < 1e-6 || a >= 1e21) {
-		format = 'e'
-	}
-	b = strconv.AppendFloat(b, f, format, -1, 64)
-	if format == 'e' { // e-09 to e-9, as encoding/json
-		if n := len(b); n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
-			b[n-2] = b[n-1]
-			b = b[:n-1]
-		}
-	}
-	return b
-}
-
-// appendJSONString appends s quoted as slog's JSON handler does: control
-// characters, quote and backslash escaped, invalid UTF-8 as U+FFFD, U+2028
-// and U+2029 escaped, nothing else (no HTML escaping).
-func appendJSONString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xF])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }

@@ -26,6 +26,8 @@ func ring(dir string) string {
 		return "data" // embedded SQL, read by app and the store adapters
 	case dir == "internal/netpolicy":
 		return "kernel" // the pure address policy tenancy, the provider adapters and app share
+	case dir == "internal/jsonw":
+		return "kernel" // hand-written JSON appenders, no imports of ours
 	case pureSubpackages[dir]:
 		return "domain"
 	case dir == "." || top == "app" || top == "e2e" || top == "internal" || strings.Contains(dir, "/cmd/"):
