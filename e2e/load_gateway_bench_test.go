@@ -11,9 +11,10 @@ import (
 )
 
 var (
-	loadSeconds = flag.Duration("load.duration", 3*time.Second, "BenchmarkGatewayLoad: length of each c=32 run")
-	loadStreams = flag.Int("load.streams", 500, "BenchmarkGatewayLoad: concurrent slow streams")
-	loadProfile = flag.String("load.profile", "", "BenchmarkGatewayLoad: write a CPU profile of the binary during the c=32 non-stream run to this file")
+	loadSeconds      = flag.Duration("load.duration", 3*time.Second, "BenchmarkGatewayLoad: length of each c=32 run")
+	loadStreams      = flag.Int("load.streams", 500, "BenchmarkGatewayLoad: concurrent slow streams")
+	loadProfile      = flag.String("load.profile", "", "BenchmarkGatewayLoad: write a CPU profile of the binary during the c=32 non-stream run to this file")
+	loadBurstProfile = flag.String("load.burstprofile", "", "BenchmarkGatewayLoad: write a CPU profile of the binary during the first second of the slow-stream burst to this file")
 )
 
 // BenchmarkGatewayLoad runs the built binary (events on, Cache-Control:
@@ -90,7 +91,16 @@ func benchLoad(b *testing.B, env map[string]string) {
 		slowDirect := loadClient{hc: newHTTPClient(), base: slow.URL, key: fakeSecret}
 		slowVia := loadClient{hc: newHTTPClient(), base: in.URL, key: slowOrg.Key}
 		baseRate, baseTTFB := slowDirect.burst(b, *loadStreams)
+		var burstProf chan error
+		if *loadBurstProfile != "" {
+			burstProf = profileBinary(debug, time.Second, *loadBurstProfile)
+		}
 		gotRate, gotTTFB := slowVia.burst(b, *loadStreams)
+		if burstProf != nil {
+			if err := <-burstProf; err != nil {
+				b.Errorf("burst profile: %v", err)
+			}
+		}
 		b.ReportMetric(gotRate/baseRate, "streams-ratio")
 		b.ReportMetric(ms(pct(gotTTFB, 0.99)-pct(baseTTFB, 0.99)), "streams-ttfb-p99-added-ms")
 		b.Logf("%d slow streams: direct %.1f streams/s (TTFB p50 %.1f ms, p99 %.1f ms), heddle %.1f streams/s (TTFB p50 %.1f ms, p99 %.1f ms), ratio %.3f",

@@ -15,6 +15,12 @@ func modelOf(body []byte) (string, error) {
 	return wirejson.StringMember(body, "model")
 }
 
+// modelOfValid is modelOf for a body json.Unmarshal just decoded without
+// error (DecodeRequest): the same reader, without a second validation pass.
+func modelOfValid(body []byte) (string, error) {
+	return wirejson.StringMemberOfValid(body, "model")
+}
+
 // SetModel returns a copy of body whose top-level "model" value is model.
 // Every other byte survives, unknown members and key order included. Every
 // duplicate model member is replaced, so no upstream can read another one; a

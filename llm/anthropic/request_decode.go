@@ -27,7 +27,7 @@ func decodeRequest(body []byte, needMaxTokens bool) (*llm.Request, error) {
 	if err := wirejson.Unmarshal(body, &in, "", wirejson.Malformed); err != nil {
 		return nil, err
 	}
-	model, err := modelOf(body)
+	model, err := modelOfValid(body)
 	if err != nil {
 		return nil, err
 	}

@@ -17,7 +17,7 @@ func (*Codec) DecodeRequest(body []byte) (*llm.Request, error) {
 	if err := wirejson.Unmarshal(body, &in, "", wirejson.Malformed); err != nil {
 		return nil, err
 	}
-	model, err := modelOf(body)
+	model, err := modelOfValid(body)
 	if err != nil {
 		return nil, err
 	}

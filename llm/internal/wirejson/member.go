@@ -18,6 +18,11 @@ func MemberSpans(body []byte, key string) ([]Span, error) {
 	if !json.Valid(body) {
 		return nil, &llm.BadRequestError{Reason: "body is not valid JSON"}
 	}
+	return memberSpans(body, key)
+}
+
+// memberSpans is MemberSpans for a body known to be valid JSON.
+func memberSpans(body []byte, key string) ([]Span, error) {
 	i := skipSpace(body, 0)
 	if body[i] != '{' {
 		return nil, &llm.BadRequestError{Reason: "body is not a JSON object"}
@@ -52,7 +57,17 @@ func MemberSpans(body []byte, key string) ([]Span, error) {
 // there is none or it is null. Besides MemberSpans' errors, a value that is
 // not a string is a *llm.BadRequestError with Field key.
 func StringMember(body []byte, key string) (string, error) {
-	spans, err := MemberSpans(body, key)
+	if !json.Valid(body) {
+		return "", &llm.BadRequestError{Reason: "body is not valid JSON"}
+	}
+	return StringMemberOfValid(body, key)
+}
+
+// StringMemberOfValid is StringMember for a body the caller knows to be
+// valid JSON (json.Unmarshal just decoded it without error): it skips the
+// validation pass over the whole body and otherwise answers the same.
+func StringMemberOfValid(body []byte, key string) (string, error) {
+	spans, err := memberSpans(body, key)
 	if err != nil || len(spans) == 0 {
 		return "", err
 	}

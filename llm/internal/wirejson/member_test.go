@@ -2,6 +2,7 @@ package wirejson
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/heddle-gw/heddle/llm"
@@ -143,14 +144,21 @@ func TestStringMember(t *testing.T) {
 		{`{"model":null}`, "", false},
 		{`{"model":1}`, "", true},
 		{`{"model":"a","model":{}}`, "", true},
+		{` {"mo\u0064el" : "esc"} `, "esc", false},
+		{`null`, "", true},
+		{`[{"model":"x"}]`, "", true},
 	}
 	for _, tt := range tests {
 		got, err := StringMember([]byte(tt.body), "model")
+		// The variant for bodies already decoded answers the same.
+		if g2, err2 := StringMemberOfValid([]byte(tt.body), "model"); g2 != got || fmt.Sprint(err2) != fmt.Sprint(err) {
+			t.Errorf("StringMemberOfValid(%s) = %q, %v; StringMember = %q, %v", tt.body, g2, err2, got, err)
+		}
 		if got != tt.want || (err != nil) != tt.err {
 			t.Errorf("StringMember(%s) = %q, %v; want %q, error %v", tt.body, got, err, tt.want, tt.err)
 		}
 		var bad *llm.BadRequestError
-		if tt.err && (!errors.As(err, &bad) || bad.Field != "model" || bad.Reason != "expected a string") {
+		if tt.err && tt.body[0] == '{' && (!errors.As(err, &bad) || bad.Field != "model" || bad.Reason != "expected a string") {
 			t.Errorf("StringMember(%s) err = %#v, want field model, expected a string", tt.body, err)
 		}
 	}
