@@ -37,15 +37,16 @@ type SpendBufferConfig struct {
 // Add sums costs in memory; Sync (every interval, from Run) writes them to
 // the store it wraps (in a few calls when the store is a ManyAdder, else
 // one Add per scope and period) and reads back every counter this replica
-// checks, in one batch when the store is a SpentManyReader. Spent answers from that view plus this replica's
-// unwritten amounts, so its own costs count at once and other replicas'
-// within two sync intervals (theirs to write, ours to read back). The first
-// check of a counter, and any check once the view is older than
-// StaleAfter, reads the store, and a failed read fails closed; every check
-// fails closed once this replica's writes have failed for longer than
-// StaleAfter (a store that still answers reads). A failed write stays
-// pending for the next Sync; what is still pending when the
-// process dies is lost, so Close flushes. Safe for concurrent use.
+// checks, in one batch when the store is a SpentManyReader. Spent answers
+// from that view plus this replica's unwritten amounts, so its own costs
+// count at once and other replicas' within two sync intervals (theirs to
+// write, ours to read back). The first check of a counter, and any check
+// once the view is older than StaleAfter, reads the store, and a failed
+// read fails closed; every check fails closed once this replica's writes
+// have failed for longer than StaleAfter (a store that still answers
+// reads). A failed write stays pending for the next Sync; what is still
+// pending when the process dies is lost, so Close flushes. Safe for
+// concurrent use.
 type SpendBuffer struct {
 	store      SpendStore
 	staleAfter time.Duration
