@@ -99,6 +99,7 @@ func (u *platformUse) usedFor(provider string) bool {
 // creditTurn is what the credits stage learned of one turn.
 type creditTurn struct {
 	funding Funding
+	read    bool // funding was read (by the plan stage, or the credits stage)
 	hold    *credits.Reservation
 	use     *platformUse
 }
@@ -110,11 +111,10 @@ type creditStage struct {
 }
 
 func (s creditStage) run(ctx context.Context, p *pass) error {
-	f, err := s.credits.Funding(ctx, p.t.Caller.OrgID)
+	f, err := fundingOf(ctx, s.credits, p)
 	if err != nil {
-		return fmt.Errorf("gateway: credits: %w", err)
+		return err
 	}
-	p.credit.funding = f
 	if f.Plan == nil {
 		return nil
 	}
