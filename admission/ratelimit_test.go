@@ -2,17 +2,12 @@ package admission_test
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"os"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/redis/go-redis/v9"
 
 	"github.com/heddle-gw/heddle/admission"
 	"github.com/heddle-gw/heddle/billing"
@@ -23,35 +18,10 @@ import (
 	"github.com/heddle-gw/heddle/tenancy/ratelimitredis"
 )
 
-// testRedis connects to the test Redis (HEDDLE_TEST_REDIS_URL) and returns
-// a store under a fresh prefix whose keys are deleted after the test.
+// testRedis is a rate store under the test's own Redis prefix.
 func testRedis(t *testing.T) *ratelimitredis.Counters {
-	t.Helper()
-	u := os.Getenv("HEDDLE_TEST_REDIS_URL")
-	if u == "" {
-		u = "redis://127.0.0.1:6379/0"
-	}
-	opt, err := redis.ParseURL(u)
-	if err != nil {
-		t.Fatalf("HEDDLE_TEST_REDIS_URL: %v", err)
-	}
-	rdb := redis.NewClient(opt)
-	if err := rdb.Ping(context.Background()).Err(); err != nil {
-		rdb.Close()
-		t.Fatalf("redis unreachable at HEDDLE_TEST_REDIS_URL (%v); start it or set the variable", err)
-	}
-	b := make([]byte, 6)
-	rand.Read(b)
-	prefix := "heddle-test:" + hex.EncodeToString(b) + ":"
-	t.Cleanup(func() {
-		ctx := context.Background()
-		iter := rdb.Scan(ctx, 0, prefix+"*", 100).Iterator()
-		for iter.Next(ctx) {
-			rdb.Del(ctx, iter.Val())
-		}
-		rdb.Close()
-	})
-	return ratelimitredis.New(rdb, prefix)
+	r := testdb.NewRedis(t)
+	return ratelimitredis.New(r.Client, r.Prefix)
 }
 
 // rateStores are the shared stores the app wires: Redis, else the app

@@ -18,7 +18,7 @@ func TestReadinessNamesTheDegradedStore(t *testing.T) {
 	ctx := context.Background()
 	logger := slog.New(slog.DiscardHandler)
 	d := testdb.SQLite(t)
-	chGate, redisGate := tcpgate.New(t, "127.0.0.1:9"), tcpgate.New(t, testRedisAddr(t))
+	chGate, redisGate := tcpgate.New(t, "127.0.0.1:9"), tcpgate.New(t, testdb.RedisAddr(t))
 	ch, err := newLazyClickHouse("clickhouse://"+chGate.Addr()+"/default", logger)
 	if err != nil {
 		t.Fatal(err)

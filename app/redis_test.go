@@ -3,13 +3,8 @@ package app
 import (
 	"context"
 	"log/slog"
-	"os"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
-
-	"github.com/redis/go-redis/v9"
 
 	billingsql "github.com/heddle-gw/heddle/billing/sqlstore"
 	"github.com/heddle-gw/heddle/internal/tcpgate"
@@ -19,26 +14,14 @@ import (
 	"github.com/heddle-gw/heddle/tenancy/ratelimitredis"
 )
 
-// testRedisAddr is the real Redis the tests use (host:port).
-func testRedisAddr(t *testing.T) string {
-	t.Helper()
-	url := os.Getenv("HEDDLE_TEST_REDIS_URL")
-	if url == "" {
-		url = "redis://127.0.0.1:6379/0"
-	}
-	opts, err := redis.ParseURL(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return opts.Addr
-}
-
 // TestRedisDownFallsBackThenReconnects: Heddle wires Redis while it is
 // unreachable; rate limits count through the app database and the cache
 // works in process meanwhile, and once Redis answers they go to Redis again.
 func TestRedisDownFallsBackThenReconnects(t *testing.T) {
-	addr := testRedisAddr(t)
-	gate := tcpgate.New(t, addr)
+	share := testdb.NewRedis(t) // the app's own prefixes, with key names carrying share.ID
+	key1, key2 := "key_fallback_"+share.ID, "key_fallback_2_"+share.ID
+	share.DeleteWhenDone(t, "heddle:*"+share.ID+"*")
+	gate := tcpgate.New(t, share.Addr)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	c := &components{cfg: Config{RedisURL: "redis://" + gate.Addr() + "/0"}, logger: slog.New(slog.DiscardHandler), db: testdb.SQLite(t).DB}
@@ -53,16 +36,16 @@ func TestRedisDownFallsBackThenReconnects(t *testing.T) {
 	limiter := c.keyLimiter()
 	now := time.Now()
 	for i := range 2 {
-		ok, _, err := limiter.Allow(ctx, "key_fallback", 2, now)
+		ok, _, err := limiter.Allow(ctx, key1, 2, now)
 		if err != nil || !ok {
 			t.Fatalf("Allow %d while Redis is down: %v %v", i, ok, err)
 		}
 	}
-	if ok, _, err := limiter.Allow(ctx, "key_fallback", 2, now); err != nil || ok {
+	if ok, _, err := limiter.Allow(ctx, key1, 2, now); err != nil || ok {
 		t.Fatalf("third Allow within rpm 2 while Redis is down: ok=%v err=%v (want refused, no error)", ok, err)
 	}
 	store := c.cacheStore()
-	key := "opstest:" + strings.ReplaceAll(t.Name(), "/", "_") + now.Format("150405.000000000")
+	key := "opstest:" + share.ID
 	if err := store.Set(ctx, key, []byte("local"), 30*time.Second); err != nil {
 		t.Fatalf("cache Set while Redis is down: %v", err)
 	}
@@ -75,8 +58,7 @@ func TestRedisDownFallsBackThenReconnects(t *testing.T) {
 	if err := store.Set(ctx, key, []byte("shared"), 30*time.Second); err != nil {
 		t.Fatalf("cache Set after reconnect: %v", err)
 	}
-	direct := redis.NewClient(&redis.Options{Addr: addr})
-	defer direct.Close()
+	direct := share.Client
 	if v, ok, err := cacheredis.New(direct, "heddle:cache:").Get(ctx, key); err != nil || !ok || string(v) != "shared" {
 		t.Fatalf("the entry set after reconnect is not in Redis: %q %v %v", v, ok, err)
 	}
@@ -84,15 +66,14 @@ func TestRedisDownFallsBackThenReconnects(t *testing.T) {
 		t.Fatalf("rate counters sync after reconnect: %v", err)
 	}
 	shared := ratelimitredis.New(direct, "heddle:")
-	if n, err := shared.Spent(ctx, "r:key_fallback", now.UTC().Truncate(time.Minute)); err != nil || n != 2 {
+	if n, err := shared.Spent(ctx, "r:"+key1, now.UTC().Truncate(time.Minute)); err != nil || n != 2 {
 		t.Fatalf("the counts synced after reconnect are not in Redis: %d %v", n, err)
 	}
-	defer direct.Del(ctx, "heddle:rl:r:key_fallback:"+strconv.FormatInt(now.Unix()/60, 10))
 
 	// Redis goes away again between probes: the first failing command
 	// marks the link down and is answered in process.
 	gate.Shut()
-	if ok, _, err := limiter.Allow(ctx, "key_fallback_2", 5, now); err != nil || !ok {
+	if ok, _, err := limiter.Allow(ctx, key2, 5, now); err != nil || !ok {
 		t.Fatalf("Allow when Redis vanished mid-flight: ok=%v err=%v", ok, err)
 	}
 	if c.redisLink.healthy() {
@@ -102,7 +83,7 @@ func TestRedisDownFallsBackThenReconnects(t *testing.T) {
 	if err := limiter.Sync(ctx); err != nil {
 		t.Fatalf("rate counters sync with Redis down: %v", err)
 	}
-	if n, err := billingsql.NewRateCounters(c.db).Spent(ctx, "r:key_fallback_2", now.UTC().Truncate(time.Minute)); err != nil || n != 1 {
+	if n, err := billingsql.NewRateCounters(c.db).Spent(ctx, "r:"+key2, now.UTC().Truncate(time.Minute)); err != nil || n != 1 {
 		t.Fatalf("the counts synced while Redis was down are not in the app database: %d %v", n, err)
 	}
 }

@@ -71,6 +71,11 @@ type LedgerStore interface {
 	// StaleReservations lists every organisation's reservations created
 	// before t (holds whose replica never settled them).
 	StaleReservations(ctx context.Context, before time.Time) ([]Reservation, error)
+	// StaleDebits lists every organisation's debits with reason
+	// StaleReason, newest first (by id), each with its organisation's name
+	// and its refund (the refund entry of reference
+	// StaleRefundReference(id), if any).
+	StaleDebits(ctx context.Context, q StaleQuery) ([]StaleDebit, error)
 	// Reservations lists orgID's held reservations, oldest first.
 	Reservations(ctx context.Context, orgID string) ([]Reservation, error)
 	// Usage groups orgID's debits in [from, to) by model and key, dearest

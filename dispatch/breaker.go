@@ -209,33 +209,56 @@ func (bs *breakers) track(key circuitKey, t Target, credID string) {
 	if _, ok := bs.owners[key]; !ok {
 		bs.owners[key] = owner{target: t, cred: credID}
 		if len(bs.owners) >= max(bs.sweepAt, minBreakerSweep) {
-			bs.sweep(bs.clock.Now())
+			bs.sweep(bs.clock.Now(), key)
 			bs.sweepAt = 2 * len(bs.owners)
 		}
 	}
 }
 
-// sweep drops the breakers (and their owners) that are closed, count no
-// consecutive failures and saw no call within the window: such a breaker
-// acts as none at all, so the breakers of every organisation that ever
-// used a pair are not kept for good.
-func (bs *breakers) sweep(now time.Time) {
-	for k, b := range bs.m {
-		if b.state != breakerClosed || b.consecutive > 0 {
-			continue
-		}
-		idle := true
-		for _, c := range b.buckets {
-			if !c.start.IsZero() && now.Sub(c.start) < bs.cfg.Window {
-				idle = false
-				break
-			}
-		}
-		if idle {
-			delete(bs.m, k)
-			delete(bs.owners, k)
+// sweep drops the owners of no breaker (but keep's, tracked now) and the
+// breakers (and their owners) that act as none at all: a
+// closed one that counts no consecutive failures, or an open (or half-open,
+// no probe in flight) one whose cool-down has passed, either of them
+// having seen no call within the window. So neither the breakers of every
+// organisation that ever used a pair nor those of one that failed and left
+// are kept for good. A dropped open breaker forgets its trip: the next call
+// meets a closed circuit instead of a half-open probe, which is what its
+// cool-down had come to anyway.
+func (bs *breakers) sweep(now time.Time, keep circuitKey) {
+	for k := range bs.owners {
+		if _, ok := bs.m[k]; !ok && k != keep {
+			delete(bs.owners, k) // its calls never counted; tracked again on the next one
 		}
 	}
+	for k, b := range bs.m {
+		switch {
+		case b.state == breakerClosed && b.consecutive > 0:
+			continue
+		case b.state != breakerClosed && (b.probing || now.Sub(b.openedAt) < bs.cfg.Cooldown):
+			continue
+		}
+		if !b.idle(now, bs.cfg.Window) {
+			continue
+		}
+		delete(bs.m, k)
+		delete(bs.owners, k)
+		if o := bs.opened[k.pair]; o != nil {
+			delete(o, k.org)
+			if len(o) == 0 {
+				delete(bs.opened, k.pair)
+			}
+		}
+	}
+}
+
+// idle reports whether b counted no call within window before now.
+func (b *breaker) idle(now time.Time, window time.Duration) bool {
+	for _, c := range b.buckets {
+		if !c.start.IsZero() && now.Sub(c.start) < window {
+			return false
+		}
+	}
+	return true
 }
 
 // openFor reports whether a breaker of org's on target t (any credential)

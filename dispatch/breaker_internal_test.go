@@ -88,3 +88,50 @@ func TestBreakersForgetIdleCircuits(t *testing.T) {
 		t.Fatal("the open breaker was forgotten")
 	}
 }
+
+// TestBreakersForgetIdleOpenCircuits: breakers that opened and then saw no
+// call once their cool-down (and the window) had passed are dropped as new
+// ones come, with their entries in the shared-outage table, so an
+// organisation that failed once and left keeps no memory; a breaker still
+// cooling down is kept.
+func TestBreakersForgetIdleOpenCircuits(t *testing.T) {
+	clock := &stepClock{now: time.Unix(1_000_000, 0)}
+	cfg := BreakerConfig{ConsecutiveFailures: 1, FailureRatio: 1, MinRequests: 1, Window: time.Second, Cooldown: 10 * time.Millisecond}
+	bs := newBreakers(cfg, clock)
+	tgt := Target{Provider: "p", Model: "m"}
+	const orgs = 3 * minBreakerSweep
+	for i := range orgs {
+		k := circuitKey{fmt.Sprint("pair-", i%7), fmt.Sprint("org-", i)}
+		bs.track(k, tgt, "c")
+		bs.record(k, false, true) // opens, and nobody calls again
+		clock.now = clock.now.Add(time.Millisecond)
+	}
+	if n := len(bs.m); n >= orgs {
+		t.Fatalf("%d breakers kept after %d organisations' single failures, %v apart", n, orgs, time.Millisecond)
+	}
+	if len(bs.owners) > len(bs.m)+1 {
+		t.Fatalf("%d owners for %d breakers", len(bs.owners), len(bs.m))
+	}
+	opened := 0
+	for _, m := range bs.opened {
+		opened += len(m)
+	}
+	if opened > len(bs.m) {
+		t.Fatalf("%d shared-outage entries for %d breakers", opened, len(bs.m))
+	}
+	last := circuitKey{fmt.Sprint("pair-", (orgs-1)%7), fmt.Sprint("org-", orgs-1)}
+	clock.now = clock.now.Add(-time.Millisecond) // the last one opened 0 ms ago
+	if bs.allow(last) {
+		t.Fatal("the breaker still cooling down was forgotten")
+	}
+	// Calls that never counted (canceled by their clients) leave an owner
+	// and no breaker: those go too.
+	for i := range orgs {
+		k := circuitKey{"pair-x", fmt.Sprint("gone-", i)}
+		bs.track(k, tgt, "c")
+		bs.record(k, false, false)
+	}
+	if n := len(bs.owners); n >= orgs {
+		t.Fatalf("%d owners kept after %d organisations' uncounted calls", n, orgs)
+	}
+}

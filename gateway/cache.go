@@ -15,7 +15,8 @@ import (
 )
 
 // cacheStage answers from the user-scoped response cache and offers served
-// answers to it. It runs after policy, and its key carries what policy
+// answers to it. It runs after policy and the plan check (an entry served by
+// a model the organisation's plan no longer covers is a miss), and its key carries what policy
 // decided (the explicit model, or the routed policy) and the settings'
 // revision, so no hit outlives a change of the organisation's aliases or
 // allow and deny lists.
@@ -44,6 +45,12 @@ func (s cacheStage) run(ctx context.Context, p *pass) error {
 	entry, hit, err := s.cache.Lookup(ctx, routing.LookupInput{Scope: p.cache.scope, Request: &keyed, Header: p.t.Header, Bypass: p.cache.bypass})
 	if err != nil {
 		s.logger.WarnContext(ctx, "cache lookup failed", "err", err)
+	}
+	if bindable := p.credit.funding.bindable(); bindable != nil && (hit.Kind == routing.HitExact || hit.Kind == routing.HitSemantic) &&
+		!bindable(entry.Provider, entry.Model) {
+		// Served by a model the plan (read by the plan stage, before this
+		// lookup) no longer covers: answered afresh, and stored over.
+		hit.Kind, hit.Reason = routing.HitMiss, "not_on_plan"
 	}
 	p.cache.hit = hit
 	if hit.Kind != routing.HitExact && hit.Kind != routing.HitSemantic {

@@ -65,10 +65,6 @@ func (answerExec) Run(_ context.Context, _ dispatch.Meta, plan dispatch.Plan, op
 	return res, nil
 }
 
-func (answerExec) Buffered(context.Context, dispatch.Meta, dispatch.Plan, *llm.Request) (*llm.Response, error) {
-	return nil, io.EOF
-}
-
 type nopRecorder struct{}
 
 func (nopRecorder) RecordAttempt(analytics.Attempt) {}

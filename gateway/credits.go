@@ -99,6 +99,7 @@ func (u *platformUse) usedFor(provider string) bool {
 // creditTurn is what the credits stage learned of one turn.
 type creditTurn struct {
 	funding Funding
+	read    bool // funding was read (by the plan stage, or the credits stage)
 	hold    *credits.Reservation
 	use     *platformUse
 }
@@ -110,11 +111,10 @@ type creditStage struct {
 }
 
 func (s creditStage) run(ctx context.Context, p *pass) error {
-	f, err := s.credits.Funding(ctx, p.t.Caller.OrgID)
+	f, err := fundingOf(ctx, s.credits, p)
 	if err != nil {
-		return fmt.Errorf("gateway: credits: %w", err)
+		return err
 	}
-	p.credit.funding = f
 	if f.Plan == nil {
 		return nil
 	}
@@ -173,7 +173,10 @@ func (s creditStage) maxCost(t dispatch.Target, p *pass) int64 {
 }
 
 // finish settles or releases the turn's hold (after account priced it),
-// or charges the plan's BYOK fee on a turn its own credential served.
+// or charges the plan's BYOK fee on a turn its own credential served; and
+// charges the fee on the turn's handover summary call, when one was served
+// on the organisation's own credential (a summary never runs on a platform
+// credential: it is not reserved for).
 func (s creditStage) finish(ctx context.Context, p *pass, _ error) {
 	ct := p.credit
 	if ct.funding.Plan == nil {
@@ -181,6 +184,11 @@ func (s creditStage) finish(ctx context.Context, p *pass, _ error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
+	if st := p.res.sessionOrNil(); st != nil {
+		if sum := st.summary.Load(); sum != nil && ct.funding.BYOK[sum.Served.Provider] {
+			s.chargeFee(ctx, p, sum.Served.Model, s.pricer.CostMicros(sum.Served, sum.Usage))
+		}
+	}
 	served := p.result != nil && p.result.Shared == dispatch.SharedNone && p.result.Attempts > 0
 	platform := served && ct.use != nil && ct.use.usedFor(p.result.Served.Provider)
 	switch {
@@ -192,9 +200,15 @@ func (s creditStage) finish(ctx context.Context, p *pass, _ error) {
 		retryLedger(ctx, func(ctx context.Context) error { return s.credits.Release(ctx, ct.hold) })
 	}
 	if served && !platform && ct.funding.BYOK[p.result.Served.Provider] {
-		use := credits.Use{Micros: ct.funding.Plan.Fee(p.rec.CostMicros), Model: p.result.Served.Model, KeyID: p.t.Caller.KeyID}
-		retryLedger(ctx, func(ctx context.Context) error { return s.credits.ChargeFee(ctx, p.t.Caller.OrgID, p.t.RequestID, use) })
+		s.chargeFee(ctx, p, p.result.Served.Model, p.rec.CostMicros)
 	}
+}
+
+// chargeFee debits the plan's BYOK fee on a call of p's turn to model that
+// cost costMicros at catalog prices.
+func (s creditStage) chargeFee(ctx context.Context, p *pass, model string, costMicros int64) {
+	use := credits.Use{Micros: p.credit.funding.Plan.Fee(costMicros), Model: model, KeyID: p.t.Caller.KeyID}
+	retryLedger(ctx, func(ctx context.Context) error { return s.credits.ChargeFee(ctx, p.t.Caller.OrgID, p.t.RequestID, use) })
 }
 
 // ledgerTries bounds the attempts at ending a turn's hold (a settlement or

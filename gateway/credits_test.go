@@ -86,10 +86,6 @@ func (e *platformExec) Run(ctx context.Context, m dispatch.Meta, plan dispatch.P
 	return res, err
 }
 
-func (e *platformExec) Buffered(context.Context, dispatch.Meta, dispatch.Plan, *llm.Request) (*llm.Response, error) {
-	return nil, errors.New("unused")
-}
-
 func TestCreditsStage(t *testing.T) {
 	plan := &credits.Plan{ID: "p", Providers: []string{"openai"}, MultiplierBP: 15000, BYOKFeeBP: 1000}
 	narrow := &credits.Plan{ID: "n", Providers: []string{"openai"}, Models: []string{"gpt-5"}, MultiplierBP: 10000}

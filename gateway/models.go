@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/heddle-gw/heddle/catalog"
+	"github.com/heddle-gw/heddle/dispatch"
 	"github.com/heddle-gw/heddle/routing"
 )
 
@@ -39,15 +40,17 @@ func (s *Service) ModelsFor(ctx context.Context, c Caller) ([]catalog.Model, err
 }
 
 // ListModels lists the models the caller's organisation may ask for: the
-// catalog models it can reach (a binding to a provider it has a credential
-// for; every model without a ProviderSet) that its allow and deny lists
-// admit and no alias of the same name shadows, in catalog order, then its
-// own models (same filters, by id), then its aliases by name: an alias of
+// catalog models routing could bind for it (routing.Eligible with no needs:
+// its allow and deny lists, a binding to a provider it has a credential
+// for, every model without a ProviderSet, and on a hosted plan only the
+// bindings the plan or the organisation's own credentials cover) that no
+// alias of the same name shadows, in catalog order, then its own models
+// (the same lists and plan, by id), then its aliases by name: an alias of
 // "auto" as a bare entry, an alias of a listed model as a copy of it under
 // the alias name (an alias of a model not listed is left out); then the
-// embedding models on the same filters, then the aliases of listed ones.
-// When the organisation's settings cannot be read it fails closed, as
-// turns do.
+// embedding models on the same rule, then the aliases of listed ones.
+// When the organisation's settings or its funding cannot be read it fails
+// closed, as turns do.
 func (s *Service) ListModels(ctx context.Context, c Caller) ([]ModelEntry, error) {
 	org := routingFor(ctx, s.d.Routers, c.OrgID)
 	if org.unknown {
@@ -57,20 +60,31 @@ func (s *Service) ListModels(ctx context.Context, c Caller) ([]ModelEntry, error
 	if err != nil {
 		return nil, err
 	}
-	var chat []catalog.Model
-	for _, m := range s.d.Catalog.Models() {
-		_, shadowed := org.settings.ResolveAlias(m.ID) // the alias is listed instead
-		if !shadowed && allowed(m.ID, org.settings) && reachable(m.Bindings, usable) {
-			chat = append(chat, m)
-		}
+	f, err := funding(ctx, s.route.credits, c.OrgID)
+	if err != nil {
+		return nil, err
 	}
+	pol := org.settings.Policy()
+	pol.UsableProviders, pol.Bindable = usable, f.bindable()
+	listable := func(models []catalog.Model) []catalog.Model {
+		eligible, _ := routing.Eligible(models, routing.Needs{}, pol)
+		var out []catalog.Model
+		for _, m := range models {
+			_, shadowed := org.settings.ResolveAlias(m.ID) // the alias is listed instead
+			if !shadowed && slices.Contains(eligible, m.ID) {
+				out = append(out, m)
+			}
+		}
+		return out
+	}
+	chat := listable(s.d.Catalog.Models())
 	own, err := s.policy.tenant.OrgModels(ctx, c.OrgID)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w: tenant models: %w", routing.ErrUnavailable, routing.ErrSettingsUnavailable, err)
 	}
 	for _, tm := range own {
 		_, shadowed := org.settings.ResolveAlias(tm.Model.ID)
-		if !shadowed && allowed(tm.Model.ID, org.settings) {
+		if !shadowed && allowed(tm.Model.ID, org.settings) && f.covers([]dispatch.Target{tm.Target}) {
 			chat = append(chat, tm.Model)
 		}
 	}
@@ -79,32 +93,19 @@ func (s *Service) ListModels(ctx context.Context, c Caller) ([]ModelEntry, error
 		out = append(out, ModelEntry{Model: m})
 	}
 	out = append(out, aliasEntries(org.settings, chat, s.d.Catalog.Lookup, false)...)
-	var embed []catalog.Model
+	var embeddings []catalog.Model
 	for _, m := range s.d.Catalog.Embeddings() {
-		_, shadowed := org.settings.ResolveAlias(m.ID)
-		if !shadowed && allowed(m.ID, org.settings) && reachable(m.Bindings, usable) {
-			em := catalog.Model{ID: m.ID, Family: m.Family, ContextWindow: m.MaxInput, Bindings: m.Bindings}
-			embed = append(embed, em)
-			out = append(out, ModelEntry{Model: em, Embedding: true})
-		}
+		embeddings = append(embeddings, catalog.Model{ID: m.ID, Family: m.Family, ContextWindow: m.MaxInput, Bindings: m.Bindings})
+	}
+	embed := listable(embeddings)
+	for _, em := range embed {
+		out = append(out, ModelEntry{Model: em, Embedding: true})
 	}
 	embedLookup := func(name string) (catalog.Model, error) {
 		m, err := s.d.Catalog.Embedding(name)
 		return catalog.Model{ID: m.ID}, err
 	}
 	return append(out, aliasEntries(org.settings, embed, embedLookup, true)...), nil
-}
-
-func reachable(bindings []catalog.Binding, usable map[string]bool) bool {
-	if usable == nil {
-		return true
-	}
-	for _, b := range bindings {
-		if usable[b.Provider] {
-			return true
-		}
-	}
-	return false
 }
 
 // aliasEntries lists st's aliases, by name, whose target is among listed

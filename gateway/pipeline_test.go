@@ -43,7 +43,7 @@ func TestNewPipeline(t *testing.T) {
 			wantAfter: "[]", wantEnd: "[gateway.accountStage gateway.recordStage]"},
 		{name: "every optional stage, in pipeline order whatever the option order",
 			opts: []Option{WithCredits(&fakeCredits{}), WithPins(pins, routing.HandoverConfig{}), WithCache(cache), WithContent(&keeper{}), WithGuard(&guardCalls{})},
-			wantIn: "[gateway.scopeStage gateway.admitStage gateway.decodeStage gateway.policyStage gateway.contentStage " +
+			wantIn: "[gateway.scopeStage gateway.admitStage gateway.decodeStage gateway.policyStage gateway.planStage gateway.contentStage " +
 				"gateway.cacheStage gateway.routeStage gateway.pinStage gateway.creditStage gateway.dispatchStage]",
 			wantAfter: "[gateway.contentStage gateway.cacheStage gateway.pinStage]",
 			wantEnd:   "[gateway.accountStage gateway.creditStage gateway.admitStage gateway.recordStage]"},

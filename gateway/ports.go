@@ -45,11 +45,10 @@ type Authenticator interface {
 	Authenticate(ctx context.Context, presented string) (Caller, error)
 }
 
-// Executor runs operations through the dispatch boundary: Run for the
-// caller's turn, Buffered for auxiliary calls (handover summaries).
+// Executor runs operations through the dispatch boundary: the caller's
+// turn, and with a nil writer whole auxiliary calls (handover summaries).
 type Executor interface {
 	Run(ctx context.Context, meta dispatch.Meta, plan dispatch.Plan, op *dispatch.Operation, out dispatch.StreamWriter) (*dispatch.Result, error)
-	Buffered(ctx context.Context, meta dispatch.Meta, plan dispatch.Plan, req *llm.Request) (*llm.Response, error)
 }
 
 // Recorder receives request rows and attempt rows; it must never block.

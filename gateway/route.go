@@ -27,13 +27,20 @@ type routeStage struct {
 }
 
 func (s routeStage) run(ctx context.Context, p *pass) error {
-	res, err := s.resolve(ctx, p.t.Caller, p.req, p.verdict, p.org)
+	var f Funding
+	if p.verdict.explicit == nil {
+		var err error
+		if f, err = fundingOf(ctx, s.credits, p); err != nil {
+			return err
+		}
+	}
+	res, err := s.resolve(ctx, p.t.Caller, p.req, p.verdict, p.org, f)
 	p.res = res
 	return err
 }
 
-// resolve is the resolution of v.
-func (s routeStage) resolve(ctx context.Context, c Caller, req *llm.Request, v verdict, org orgRouting) (*resolution, error) {
+// resolve is the resolution of v under the organisation's funding f.
+func (s routeStage) resolve(ctx context.Context, c Caller, req *llm.Request, v verdict, org orgRouting, f Funding) (*resolution, error) {
 	if v.explicit != nil {
 		return v.explicit, nil
 	}
@@ -46,16 +53,7 @@ func (s routeStage) resolve(ctx context.Context, c Caller, req *llm.Request, v v
 	if err != nil {
 		return nil, fmt.Errorf("gateway: usable providers: %w", err)
 	}
-	pol.UsableProviders = usable
-	if s.credits != nil {
-		f, err := s.credits.Funding(ctx, c.OrgID)
-		if err != nil {
-			return nil, fmt.Errorf("gateway: credits: %w", err)
-		}
-		if f.Plan != nil {
-			pol.Bindable = f.allows
-		}
-	}
+	pol.UsableProviders, pol.Bindable = usable, f.bindable()
 	eligible, drops := routing.Eligible(s.catalog.Models(), routing.NeedsOf(req), pol)
 	if len(eligible) == 0 && slices.ContainsFunc(drops, func(d routing.Drop) bool { return d.Reason == routing.DropNotOnPlan }) {
 		return nil, fmt.Errorf("%w: no model the plan or the organisation's own credentials cover fits this request", ErrNotOnPlan)

@@ -100,7 +100,7 @@ type Service struct {
 
 // New returns a Service whose pipeline is, in order: scope, admit (with a
 // Guard), decode, policy (aliases, allow and deny lists, tenant models,
-// the route-all ceiling), content decision (with a ContentKeeper), cache
+// the route-all ceiling), plan (with Credits), content decision (with a ContentKeeper), cache
 // lookup (with a cache), route, pin (with a PinStore), credits (with
 // Credits), dispatch; then content keep, cache store and pin advance; then
 // account, credit settlement (with Credits), settle (with a Guard) and
@@ -128,6 +128,9 @@ func New(cfg Config, d Deps, opts ...Option) (*Service, error) {
 		s.in = append(s.in, guard)
 	}
 	s.in = append(s.in, decodeStage{codecs: d.Codecs}, s.policy)
+	if o.credits != nil {
+		s.in = append(s.in, planStage{credits: o.credits})
+	}
 	if o.content != nil {
 		keep := newContentStage(o.content, d.Logger)
 		s.in, s.after = append(s.in, keep), append(s.after, keep)
@@ -224,5 +227,9 @@ func (s *Service) resolve(ctx context.Context, c Caller, req *llm.Request, org o
 	if err != nil {
 		return nil, err
 	}
-	return s.route.resolve(ctx, c, req, v, org)
+	f, err := funding(ctx, s.route.credits, c.OrgID)
+	if err != nil {
+		return nil, err
+	}
+	return s.route.resolve(ctx, c, req, v, org, f)
 }

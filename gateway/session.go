@@ -2,11 +2,13 @@ package gateway
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/heddle-gw/heddle/catalog"
@@ -17,6 +19,9 @@ import (
 
 // PinStore keeps session pins, shared by replicas (routing/pinsql).
 type PinStore = routing.PinStore
+
+// errNoSummary is a summary call that ended without a response.
+var errNoSummary = errors.New("gateway: the handover summary call returned no response")
 
 // summaryTokens is the planned size of a handover summary.
 const summaryTokens = 500
@@ -31,6 +36,10 @@ type sessionState struct {
 	// summarised (by summarizer) before dispatch.
 	handover   bool
 	summarizer catalog.Model
+	// summary is the handover summary call's result once it was served (the
+	// summarizer may run on its own goroutine, see routing.Handover), for
+	// the credits stage to charge.
+	summary atomic.Pointer[dispatch.Result]
 }
 
 // pinStage keeps a routed session on its model: it decides STAY or SWITCH
@@ -220,8 +229,9 @@ func (s pinStage) cheapest(eligible []string) (catalog.Model, bool) {
 	return best, found
 }
 
-// summarise summarises the older history of req through the dispatch
-// boundary's buffered adapter; on any failure the full history is kept.
+// summarise summarises the older history of req with a whole (unstreamed)
+// auxiliary call through the dispatch boundary, kept on st for the credits
+// stage; on any failure the full history is kept.
 func (s pinStage) summarise(ctx context.Context, meta dispatch.Meta, st *sessionState, req *llm.Request) (*llm.Request, routing.HandoverReport) {
 	plan, err := s.plans.plan(st.summarizer)
 	if err != nil {
@@ -232,12 +242,17 @@ func (s pinStage) summarise(ctx context.Context, meta dispatch.Meta, st *session
 	m.IdempotencyKey = ""
 	m.Provenance.Purpose = dispatch.PurposeHandover
 	sum := routing.SummarizerFunc(func(ctx context.Context, older []llm.Message) (string, error) {
-		resp, err := s.executor.Buffered(ctx, m, plan, routing.SummaryRequest(st.summarizer.ID, older, summaryTokens))
+		op := &dispatch.Operation{Purpose: dispatch.PurposeHandover, Request: routing.SummaryRequest(st.summarizer.ID, older, summaryTokens)}
+		res, err := s.executor.Run(ctx, m, plan, op, nil)
 		if err != nil {
 			return "", err
 		}
+		st.summary.Store(res) // served upstream (paid for), whatever becomes of the summary
+		if res.Response == nil {
+			return "", errNoSummary
+		}
 		var b strings.Builder
-		for _, p := range resp.Content {
+		for _, p := range res.Response.Content {
 			if p.Type == llm.PartText {
 				b.WriteString(p.Text)
 			}

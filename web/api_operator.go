@@ -84,6 +84,7 @@ func (a *API) mountOperator(auth fiber.Router) {
 	op.Delete("/credentials/:id", a.opDeleteCredential)
 	op.Get("/operators", a.opOperators)
 	op.Post("/operators", a.opAddOperator)
+	a.mountOperatorStale(op)
 }
 
 // orgSummaryView is one organisation in the operator's list.

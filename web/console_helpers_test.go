@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"context"
+	"gorm.io/gorm"
 	"io"
 	"log/slog"
 	"net/http"
@@ -32,6 +33,8 @@ type consoleFixture struct {
 	accounts *tenancy.Accounts
 	reader   *analyticstest.Store
 	credits  *credits.Service
+	// creditsDB is the database under credits.
+	creditsDB *gorm.DB
 }
 
 // newConsoleFixture builds the fixture; opts adjust the services and
@@ -43,7 +46,7 @@ func newConsoleFixture(t *testing.T, opts ...fixtureOpt) *consoleFixture {
 		o(&d)
 	}
 	d.Training = startJobs(t, d.RoutingBundles)
-	f := &consoleFixture{t: t, accounts: d.Accounts, reader: sf.reader, credits: sf.credits}
+	f := &consoleFixture{t: t, accounts: d.Accounts, reader: sf.reader, credits: sf.credits, creditsDB: sf.creditsDB}
 	api, err := web.NewAPI(d.Services, d.apiConfig())
 	if err != nil {
 		t.Fatal(err)

@@ -26,6 +26,7 @@ func (c *Console) mountOperator(r fiber.Router, auth func(fiber.Handler) []fiber
 	r.Post("/operator/credentials", op(c.operatorAddCredential)...)
 	r.Post("/operator/credentials/:id/test", op(c.operatorTestCredential)...)
 	r.Post("/operator/credentials/:id/delete", op(c.operatorDeleteCredential)...)
+	r.Post("/operator/stale/:id/refund", op(c.operatorRefundStale)...)
 }
 
 func (c *Console) requireOperator(ctx *fiber.Ctx) error {
@@ -35,7 +36,7 @@ func (c *Console) requireOperator(ctx *fiber.Ctx) error {
 	return ctx.Next()
 }
 
-// operatorContent reads the page's three sections.
+// operatorContent reads the page's four sections.
 func (c *Console) operatorContent(ctx *fiber.Ctx, csrf string) (opview.ContentProps, error) {
 	uctx := ctx.UserContext()
 	p := opview.ContentProps{CSRF: csrf}
@@ -66,7 +67,47 @@ func (c *Console) operatorContent(ctx *fiber.Ctx, csrf string) (opview.ContentPr
 		p.Credentials = append(p.Credentials, opview.Credential{ID: cr.ID, Provider: cr.Provider, Label: cr.Label,
 			BaseURL: cr.BaseURL, LastFour: cr.LastFour, Created: components.Time(cr.CreatedAt)})
 	}
+	stale, err := c.d.Billing.Credits.StaleDebits(uctx, credits.StaleQuery{})
+	if err != nil {
+		return p, err
+	}
+	p.Stale, p.StaleMore = staleRows(stale), len(stale) == credits.DefaultPage
 	return p, nil
+}
+
+// staleRows are the stale-hold debits as the page shows them.
+func staleRows(ds []credits.StaleDebit) []opview.StaleDebit {
+	out := make([]opview.StaleDebit, len(ds))
+	for i, d := range ds {
+		out[i] = opview.StaleDebit{ID: d.Debit.ID, OrgID: d.Debit.OrgID, OrgName: d.OrgName, Amount: components.USD(-d.Debit.AmountMicros),
+			Time: components.Time(d.Debit.CreatedAt), RequestID: d.Debit.RequestID,
+			RefundUSD: strconv.FormatFloat(float64(-d.Debit.AmountMicros)/1e6, 'f', 6, 64)}
+		if d.Refund != nil {
+			out[i].Refund, out[i].RefundTime = components.USD(d.Refund.AmountMicros), components.Time(d.Refund.CreatedAt)
+		}
+	}
+	return out
+}
+
+// operatorRefundStale handles POST /operator/stale/:id/refund: a refund of
+// a stale-hold debit, up to the debited amount, once.
+func (c *Console) operatorRefundStale(ctx *fiber.Ctx) error {
+	amount, err := usdMicros("amount", formValue(ctx, "amount"))
+	if err != nil {
+		return c.operatorAnswer(ctx, "", err, nil)
+	}
+	if amount <= 0 {
+		return c.operatorAnswer(ctx, "", &credits.FieldError{Field: "amount", Message: "must be above 0"}, nil)
+	}
+	e, added, err := c.d.Billing.Credits.RefundStale(ctx.UserContext(), param(ctx, "id"), amount, AuthOf(ctx).UserID, formValue(ctx, "reason"))
+	notice := ""
+	if err == nil {
+		notice = "Refunded " + components.USD(e.AmountMicros) + "."
+		if !added {
+			notice = "That debit was already refunded; nothing was added."
+		}
+	}
+	return c.operatorAnswer(ctx, notice, err, nil)
 }
 
 // operatorAnswer renders the page (or, for htmx, its content) after a post

@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"context"
+	"gorm.io/gorm"
 	"log/slog"
 	"path/filepath"
 	"slices"
@@ -63,6 +64,9 @@ type servicesFixture struct {
 	// credits is hosted billing over the fixture's SQLite database.
 	credits  *credits.Service
 	payments web.PaymentProvider
+	// creditsDB is the database under credits (another service on it can
+	// run on its own clock).
+	creditsDB *gorm.DB
 }
 
 // testPayments records top-ups like app's operator payments.
@@ -108,7 +112,7 @@ func newDeps(t *testing.T, store *tenancytest.Memory, logger *slog.Logger, teste
 		&tenancy.Membership{OrgID: credits.PlatformOrgID, UserID: "user_platform", Role: tenancy.RoleOwner, CreatedAt: now}); err != nil {
 		t.Fatal(err)
 	}
-	sf.credits = credits.NewService(creditsql.New(db), credits.Config{})
+	sf.credits, sf.creditsDB = credits.NewService(creditsql.New(db), credits.Config{}), db
 	sf.payments = testPayments{sf.credits}
 	b := newBudgets()
 	d := deps{Logger: logger, Services: web.Services{

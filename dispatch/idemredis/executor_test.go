@@ -13,6 +13,7 @@ import (
 	"github.com/heddle-gw/heddle/dispatch/dispatchtest"
 	"github.com/heddle-gw/heddle/dispatch/idemredis"
 	"github.com/heddle-gw/heddle/dispatch/provider/openai"
+	"github.com/heddle-gw/heddle/internal/testdb"
 	"github.com/heddle-gw/heddle/internal/testwait"
 	"github.com/heddle-gw/heddle/llm"
 	"github.com/heddle-gw/heddle/llm/openaichat"
@@ -31,12 +32,13 @@ type replicas struct {
 
 func newReplicas(t *testing.T) *replicas {
 	t.Helper()
-	rdb, prefix := openRedis(t)
+	share := testdb.NewRedis(t)
+	rdb, prefix := share.Client, share.Prefix
 	r := &replicas{up: dispatchtest.NewUpstream(t)}
 	r.plan = dispatch.Plan{Targets: []dispatch.Target{{Model: "model-a", Provider: "openai", Upstream: "a", Format: llm.FormatChat, BaseURL: r.up.URL + "/v1"}}}
 	r.meta = dispatch.Meta{OrgID: "org-1", KeyID: "key-1", RequestID: "req-1", OperationID: "req-1/0", IdempotencyKey: "idem-1"}
 	opts := []idemredis.Option{idemredis.WithPoll(5*time.Millisecond, 50*time.Millisecond)}
-	r.second = dial(t)
+	r.second = testdb.DialRedis(t)
 	for i, c := range []*idemredis.Store{idemredis.New(rdb, prefix, time.Minute, opts...), idemredis.New(r.second, prefix, time.Minute, opts...)} {
 		r.exec[i] = dispatch.NewExecutor(dispatch.Config{FirstByteTimeout: 5 * time.Second, NonStreamTimeout: 5 * time.Second}, dispatch.Deps{
 			Providers:   map[string]dispatch.Provider{"openai": openai.New(openai.Config{}, nil)},

@@ -10,14 +10,16 @@ import (
 
 	"github.com/heddle-gw/heddle/dispatch"
 	"github.com/heddle-gw/heddle/dispatch/idemredis"
+	"github.com/heddle-gw/heddle/internal/testdb"
 )
 
 // TestConcurrentBeginsAcrossReplicas: eight non-streaming duplicates split
 // over two replicas yield exactly one owner; the other seven wait and get
 // its result.
 func TestConcurrentBeginsAcrossReplicas(t *testing.T) {
-	rdb, prefix := openRedis(t)
-	other := dial(t)
+	r := testdb.NewRedis(t)
+	rdb, prefix := r.Client, r.Prefix
+	other := testdb.DialRedis(t)
 	replicas := []*idemredis.Store{
 		idemredis.New(rdb, prefix, time.Minute),
 		idemredis.New(other, prefix, time.Minute),
@@ -76,9 +78,10 @@ func TestConcurrentBeginsAcrossReplicas(t *testing.T) {
 // connection is gone) loses the key within a lease, and a waiting duplicate
 // on another replica runs the operation.
 func TestCrashedReplicaLeaseLapses(t *testing.T) {
-	rdb, prefix := openRedis(t)
+	r := testdb.NewRedis(t)
+	rdb, prefix := r.Client, r.Prefix
 	const lease = 600 * time.Millisecond
-	crashing := dial(t)
+	crashing := testdb.DialRedis(t)
 	a := idemredis.New(crashing, prefix, time.Minute, idemredis.WithLease(lease))
 	b := idemredis.New(rdb, prefix, time.Minute, idemredis.WithLease(lease))
 	ownerA := mustOwn(t, a, testKey, "fp", false)
@@ -120,7 +123,8 @@ func TestCrashedReplicaLeaseLapses(t *testing.T) {
 // TestLostOwnerDoesNotFreeNewClaim: when an owner's key was taken over, its
 // failed finish leaves the new owner's claim alone.
 func TestLostOwnerDoesNotFreeNewClaim(t *testing.T) {
-	rdb, prefix := openRedis(t)
+	r := testdb.NewRedis(t)
+	rdb, prefix := r.Client, r.Prefix
 	a := idemredis.New(rdb, prefix, time.Minute)
 	b := idemredis.New(rdb, prefix, time.Minute)
 	old := mustOwn(t, a, testKey, "fp", false)
@@ -139,7 +143,8 @@ func TestLostOwnerDoesNotFreeNewClaim(t *testing.T) {
 // TestWaitBoundedByContext: a duplicate waiting on another replica returns
 // its ctx error and leaves the owner's claim in place.
 func TestWaitBoundedByContext(t *testing.T) {
-	rdb, prefix := openRedis(t)
+	r := testdb.NewRedis(t)
+	rdb, prefix := r.Client, r.Prefix
 	a := idemredis.New(rdb, prefix, time.Minute)
 	b := idemredis.New(rdb, prefix, time.Minute, idemredis.WithPoll(5*time.Millisecond, 20*time.Millisecond))
 	owner := mustOwn(t, a, testKey, "fp", false)
@@ -158,7 +163,8 @@ func TestWaitBoundedByContext(t *testing.T) {
 }
 
 func TestBadRecord(t *testing.T) {
-	rdb, prefix := openRedis(t)
+	r := testdb.NewRedis(t)
+	rdb, prefix := r.Client, r.Prefix
 	s := idemredis.New(rdb, prefix, time.Minute)
 	owner := mustOwn(t, s, testKey, "fp", false)
 	defer owner.Finish(nil, errors.New("cleanup"))

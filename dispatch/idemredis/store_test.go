@@ -13,6 +13,7 @@ import (
 
 	"github.com/heddle-gw/heddle/dispatch"
 	"github.com/heddle-gw/heddle/dispatch/idemredis"
+	"github.com/heddle-gw/heddle/internal/testdb"
 	"github.com/heddle-gw/heddle/llm"
 )
 
@@ -142,7 +143,8 @@ func gone(t *testing.T, rdb *redis.Client, key string) {
 }
 
 func TestOwnerClaimIsALease(t *testing.T) {
-	rdb, prefix := openRedis(t)
+	r := testdb.NewRedis(t)
+	rdb, prefix := r.Client, r.Prefix
 	const lease = 3 * time.Second
 	s := idemredis.New(rdb, prefix, time.Minute, idemredis.WithLease(lease))
 	c := mustOwn(t, s, testKey, "fp", false)
@@ -188,11 +190,12 @@ func TestDuplicates(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			rdb, prefix := openRedis(t)
+			r := testdb.NewRedis(t)
+			rdb, prefix := r.Client, r.Prefix
 			a := idemredis.New(rdb, prefix, time.Minute)
 			dupClient := rdb
 			if !tc.sameReplica {
-				dupClient = dial(t)
+				dupClient = testdb.DialRedis(t)
 				t.Cleanup(func() { dupClient.Close() })
 			}
 			b := idemredis.New(dupClient, prefix, time.Minute)
@@ -248,7 +251,8 @@ func TestDuplicates(t *testing.T) {
 }
 
 func TestStoredResultWindow(t *testing.T) {
-	rdb, prefix := openRedis(t)
+	r := testdb.NewRedis(t)
+	rdb, prefix := r.Client, r.Prefix
 	const window = 30 * time.Second
 	a := idemredis.New(rdb, prefix, window)
 	b := idemredis.New(rdb, prefix, window)
@@ -299,7 +303,8 @@ func TestFinishFrees(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			rdb, prefix := openRedis(t)
+			r := testdb.NewRedis(t)
+			rdb, prefix := r.Client, r.Prefix
 			s := idemredis.New(rdb, prefix, time.Minute, tc.opts...)
 			mustOwn(t, s, testKey, "fp", tc.stream).Finish(tc.res, tc.err)
 			if n := keyCount(t, rdb, prefix); n != 0 {

@@ -75,17 +75,6 @@ func (e *executor) Run(ctx context.Context, _ dispatch.Meta, _ dispatch.Plan, op
 	return nil, e.err
 }
 
-// Buffered counts as an upstream call too.
-func (e *executor) Buffered(_ context.Context, _ dispatch.Meta, _ dispatch.Plan, _ *llm.Request) (*llm.Response, error) {
-	e.mu.Lock()
-	e.calls++
-	e.mu.Unlock()
-	if e.t != nil {
-		e.t.Errorf("an auxiliary upstream call was made")
-	}
-	return nil, e.err
-}
-
 func (e *executor) count() int {
 	e.mu.Lock()
 	defer e.mu.Unlock()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/heddle-gw/heddle/internal/testdb"
 	"github.com/heddle-gw/heddle/llm"
 	"github.com/heddle-gw/heddle/routing"
 	"github.com/heddle-gw/heddle/routing/cacheredis"
@@ -19,7 +20,8 @@ func question(q string) *llm.Request {
 // never served an answer stored for alice, even for an identical prompt.
 func TestCacheOverRedis(t *testing.T) {
 	ctx := context.Background()
-	rdb, prefix := openRedis(t)
+	r := testdb.NewRedis(t)
+	rdb, prefix := r.Client, r.Prefix
 	b, err := routing.DefaultBundle()
 	if err != nil {
 		t.Fatal(err)

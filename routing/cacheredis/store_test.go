@@ -2,64 +2,29 @@ package cacheredis_test
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"os"
 	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/heddle-gw/heddle/internal/testdb"
 	"github.com/heddle-gw/heddle/routing"
 	"github.com/heddle-gw/heddle/routing/cacheredis"
 	"github.com/heddle-gw/heddle/routing/routingtest"
 )
 
-// openRedis connects to HEDDLE_TEST_REDIS_URL (default
-// redis://127.0.0.1:6379/0) and returns a client and a key prefix unique to
-// the test; every key under it is deleted when the test ends. An unreachable
-// server fails the test.
-func openRedis(t *testing.T) (*redis.Client, string) {
-	t.Helper()
-	u := os.Getenv("HEDDLE_TEST_REDIS_URL")
-	if u == "" {
-		u = "redis://127.0.0.1:6379/0"
-	}
-	opt, err := redis.ParseURL(u)
-	if err != nil {
-		t.Fatalf("HEDDLE_TEST_REDIS_URL: %v", err)
-	}
-	rdb := redis.NewClient(opt)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := rdb.Ping(ctx).Err(); err != nil {
-		rdb.Close()
-		t.Fatalf("redis unreachable at HEDDLE_TEST_REDIS_URL (%v); start it or set the variable", err)
-	}
-	b := make([]byte, 6)
-	rand.Read(b)
-	prefix := "heddle-test:" + hex.EncodeToString(b) + ":"
-	t.Cleanup(func() {
-		ctx := context.Background()
-		iter := rdb.Scan(ctx, 0, prefix+"*", 100).Iterator()
-		for iter.Next(ctx) {
-			rdb.Del(ctx, iter.Val())
-		}
-		rdb.Close()
-	})
-	return rdb, prefix
-}
-
 func TestCacheStoreContract(t *testing.T) {
 	routingtest.CacheStoreContract(t, func(t *testing.T) routing.CacheStore {
-		rdb, prefix := openRedis(t)
+		r := testdb.NewRedis(t)
+		rdb, prefix := r.Client, r.Prefix
 		return cacheredis.New(rdb, prefix)
 	})
 }
 
 func TestKeysLiveUnderPrefixWithTTL(t *testing.T) {
 	ctx := context.Background()
-	rdb, prefix := openRedis(t)
+	r := testdb.NewRedis(t)
+	rdb, prefix := r.Client, r.Prefix
 	s := cacheredis.New(rdb, prefix)
 	if err := s.Set(ctx, "abc", []byte("v"), time.Hour); err != nil {
 		t.Fatal(err)
@@ -82,7 +47,8 @@ func TestKeysLiveUnderPrefixWithTTL(t *testing.T) {
 
 func TestCorruptNeighborSkipped(t *testing.T) {
 	ctx := context.Background()
-	rdb, prefix := openRedis(t)
+	r := testdb.NewRedis(t)
+	rdb, prefix := r.Client, r.Prefix
 	s := cacheredis.New(rdb, prefix)
 	good := routing.Neighbor{Key: "good", Numbers: "n", Vector: []float32{0.25, 0.5}, Expires: time.UnixMilli(1e12).UTC()}
 	if err := s.AddNeighbor(ctx, "p", good, time.Hour, 4); err != nil {

@@ -2,10 +2,7 @@ package ratelimitredis_test
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -15,49 +12,17 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/heddle-gw/heddle/billing"
+	"github.com/heddle-gw/heddle/internal/testdb"
 	"github.com/heddle-gw/heddle/tenancy/ratelimitredis"
 )
-
-// openRedis connects to the test Redis (HEDDLE_TEST_REDIS_URL) and returns a
-// unique key prefix whose keys are deleted after the test. An unreachable
-// server fails the test.
-func openRedis(t *testing.T) (*redis.Client, string) {
-	t.Helper()
-	u := os.Getenv("HEDDLE_TEST_REDIS_URL")
-	if u == "" {
-		u = "redis://127.0.0.1:6379/0"
-	}
-	opt, err := redis.ParseURL(u)
-	if err != nil {
-		t.Fatalf("HEDDLE_TEST_REDIS_URL: %v", err)
-	}
-	rdb := redis.NewClient(opt)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := rdb.Ping(ctx).Err(); err != nil {
-		rdb.Close()
-		t.Fatalf("redis unreachable at HEDDLE_TEST_REDIS_URL (%v); start it or set the variable", err)
-	}
-	b := make([]byte, 6)
-	rand.Read(b)
-	prefix := "heddle-test:" + hex.EncodeToString(b) + ":"
-	t.Cleanup(func() {
-		ctx := context.Background()
-		iter := rdb.Scan(ctx, 0, prefix+"*", 100).Iterator()
-		for iter.Next(ctx) {
-			rdb.Del(ctx, iter.Val())
-		}
-		rdb.Close()
-	})
-	return rdb, prefix
-}
 
 // TestCounters: counters start at 0, add atomically from two clients
 // (replicas), are kept per scope and window, and read back one by one or
 // many at once (missing ones absent).
 func TestCounters(t *testing.T) {
 	ctx := context.Background()
-	rdb, prefix := openRedis(t)
+	r := testdb.NewRedis(t)
+	rdb, prefix := r.Client, r.Prefix
 	other := redis.NewClient(rdb.Options())
 	defer other.Close()
 	replicas := []*ratelimitredis.Counters{ratelimitredis.New(rdb, prefix), ratelimitredis.New(other, prefix)}
@@ -101,7 +66,8 @@ func TestCounters(t *testing.T) {
 // scope, and expires no later than a minute after its window.
 func TestCountersExpire(t *testing.T) {
 	ctx := context.Background()
-	rdb, prefix := openRedis(t)
+	r := testdb.NewRedis(t)
+	rdb, prefix := r.Client, r.Prefix
 	c := ratelimitredis.New(rdb, prefix)
 	w := time.Now().UTC().Truncate(time.Minute)
 	if err := c.Add(ctx, "r:k1", w, 1); err != nil {
@@ -182,7 +148,8 @@ func (r *roundTrips) take() [][]redis.Cmder {
 // per chunk at most; the values and expiries are those of one Add each.
 func TestCountersInChunks(t *testing.T) {
 	ctx := context.Background()
-	rdb, prefix := openRedis(t)
+	r := testdb.NewRedis(t)
+	rdb, prefix := r.Client, r.Prefix
 	hook := &roundTrips{}
 	rdb.AddHook(hook)
 	c := ratelimitredis.New(rdb, prefix)

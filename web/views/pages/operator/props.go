@@ -1,7 +1,8 @@
 // Package operator holds the platform operator's console page:
 // organisations with their plan, balance, spend and last activity (set a
 // plan, record top-ups, grants and adjustments), plans, and the platform
-// credentials (add, test, delete; never shown).
+// credentials (add, test, delete; never shown), and the stale-hold debits
+// the janitor took (refund them).
 //
 // Ring: presentation. No I/O.
 package operator
@@ -22,6 +23,18 @@ type ContentProps struct {
 	Orgs        []Org
 	Plans       []Plan
 	Credentials []Credential
+	// Stale are the latest stale-hold debits (StaleMore: there are older).
+	Stale     []StaleDebit
+	StaleMore bool
+}
+
+// StaleDebit is one debit of a hold charged its whole reservation because
+// its call's outcome was never recorded. Refund is the refund recorded
+// against it ("" none yet: the row offers the refund form, RefundUSD the
+// whole debited amount).
+type StaleDebit struct {
+	ID, OrgID, OrgName, Amount, Time, RequestID string
+	Refund, RefundTime, RefundUSD               string
 }
 
 // Org is one organisation's row.
