@@ -17,9 +17,10 @@ const DialKnots = 21
 // a routing.ScorerPredictor bundle) on the training queries' vectors and
 // features (nil for ScorerExpected): knot j is in the middle of the lambda
 // range where the expected spend of the training queries (each routed to its
-// best q - lambda*c under the bundle's own estimates) is nearest j/(DialKnots-1)
-// of the way from the cheapest choice to the highest-quality one, ranges
-// narrower than dialSliver skipped. So alpha moves spend evenly, whether the
+// best q - lambda*c under the bundle's own estimates) is within half a step
+// of j/(DialKnots-1) of the way from the cheapest choice to the
+// highest-quality one, the widest such range, ranges narrower than
+// dialSliver skipped. So alpha moves spend evenly, whether the
 // bundle has two models or twelve; lambda falls as alpha rises, so the
 // chosen model's expected quality never falls.
 func placeDial(b *routing.Bundle, emb routing.Embedder, vecs [][]float32, feats []*[routing.QueryFeatureCount]float64, cfg routing.Config) error {
@@ -55,20 +56,28 @@ func placeDial(b *routing.Bundle, emb routing.Embedder, vecs [][]float32, feats 
 	levels[len(levels)-1].to = hi
 	dial := make([]float64, DialKnots)
 	dial[0] = round(hi, 9)
+	step := (top - cheapest) / float64(DialKnots-1)
 	for j := 1; j < DialKnots-1; j++ {
-		target := cheapest + float64(j)/float64(DialKnots-1)*(top-cheapest)
-		// Take the level whose spend is nearest the target, skipping
-		// slivers, and put the knot in the middle of its λ range: never on
-		// a switching point, and never between two near-identical queries'
-		// switching points, where an estimate a hair off the training
-		// ones would flip the choice.
+		target := cheapest + float64(j)*step
+		// Of the levels whose spend is within half a step of the target,
+		// take the widest λ range (relative to its upper end) and put the
+		// knot in its middle: never on a switching point, and as far from
+		// the nearest ones as the data allows. If every level there is a
+		// sliver (the window lies between near-identical queries' switching
+		// points, where an estimate a hair off the training ones would flip
+		// the choice), take the non-sliver level whose spend is nearest.
 		best := -1
 		for k, l := range levels {
-			if l.sliver() {
-				continue
-			}
-			if best < 0 || math.Abs(l.spend-target) < math.Abs(levels[best].spend-target) {
+			if math.Abs(l.spend-target) <= step/2 && (best < 0 || l.width() > levels[best].width()) {
 				best = k
+			}
+		}
+		if best < 0 || levels[best].sliver() {
+			best = -1
+			for k, l := range levels {
+				if !l.sliver() && (best < 0 || math.Abs(l.spend-target) < math.Abs(levels[best].spend-target)) {
+					best = k
+				}
 			}
 		}
 		l := levels[best]
@@ -83,8 +92,11 @@ func placeDial(b *routing.Bundle, emb routing.Embedder, vecs [][]float32, feats 
 
 // dialSliver is the narrowest λ range, relative to its upper end, a dial
 // knot may be placed in: a level narrower than that lies between switching
-// points that near-identical queries' estimates put a hair apart.
-const dialSliver = 0.01
+// points that near-identical queries' estimates put a hair apart (1e-4 on
+// the separable data of the e2e routing test). On the RouterBench training
+// pairs the widest level within half a step of each knot's target is
+// 0.12-3% wide.
+const dialSliver = 1e-3
 
 // tieEps is routing's tie tolerance between two models' scores.
 const tieEps = 1e-12
@@ -130,9 +142,12 @@ func envelope(e []routing.ModelScore) (first float64, breaks []dialBreak, last f
 // for λ in [from, to).
 type spendLevel struct{ from, to, spend float64 }
 
+// width is l's λ range relative to its upper end.
+func (l spendLevel) width() float64 { return (l.to - l.from) / l.to }
+
 // sliver reports whether l is too narrow for a knot; the last level (to
 // set to the dial's first knot, at least twice its from) never is.
-func (l spendLevel) sliver() bool { return l.to-l.from < dialSliver*l.to }
+func (l spendLevel) sliver() bool { return l.width() < dialSliver }
 
 // spendLevels returns the steps of the training spend, from λ 0 (spend top)
 // to the last switching point (the last level's to is left 0 for the caller).

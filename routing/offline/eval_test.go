@@ -26,7 +26,8 @@ func routerBenchDir(t testing.TB) string {
 }
 
 // readRouterBench reads the three RouterBench tasks of split ("train" or
-// "test") from dir.
+// "test") from dir, whole prompts (training learns the ARC and WinoGrande
+// few-shot preambles and strips them, as the router does when it routes).
 func readRouterBench(t testing.TB, dir, split string) []Sample {
 	var all []Sample
 	for _, name := range []string{"arc_challenge", "mbpp", "winograde"} {
@@ -34,7 +35,7 @@ func readRouterBench(t testing.TB, dir, split string) []Sample {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s, err := ReadRouterBench(f, true)
+		s, err := ReadRouterBench(f, false)
 		f.Close()
 		if err != nil {
 			t.Fatalf("%s %s: %v", name, split, err)

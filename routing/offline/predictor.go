@@ -54,12 +54,13 @@ func (c *PredictorConfig) defaults() {
 	}
 }
 
-// featuresOf computes every sample's QueryFeatures.
-func featuresOf(samples []Sample) []*[routing.QueryFeatureCount]float64 {
+// featuresOf computes every sample's QueryFeatures of its query text
+// (texts, aligned with samples).
+func featuresOf(texts []string, samples []Sample) []*[routing.QueryFeatureCount]float64 {
 	out := make([]*[routing.QueryFeatureCount]float64, len(samples))
 	for i, s := range samples {
 		out[i] = new([routing.QueryFeatureCount]float64)
-		routing.QueryFeatures(s.Prompt, s.Turn, out[i])
+		routing.QueryFeatures(texts[i], s.Turn, out[i])
 	}
 	return out
 }
