@@ -166,7 +166,11 @@ func Train(ctx context.Context, cfg TrainConfig, samples []Sample, emb routing.E
 		cfg.progress(StageDial, 1, 1)
 	case routing.ScorerPredictor:
 		feats := featuresOf(texts, samples)
-		p, err := trainPredictor(ctx, samples, models, points, feats, cfg.Seed, cfg.Predictor)
+		clu, err := clusterQualities(b, emb, points, cfg.Router)
+		if err != nil {
+			return nil, err
+		}
+		p, err := trainPredictor(ctx, samples, models, points, feats, clu, cfg.Seed, cfg.Predictor)
 		if err != nil {
 			return nil, err
 		}
@@ -180,6 +184,27 @@ func Train(ctx context.Context, cfg TrainConfig, samples []Sample, emb routing.E
 		return nil, fmt.Errorf("%w: unknown scorer %q (resolve %q with ResolveScorer first)", routing.ErrUsage, cfg.Scorer, ScorerAuto)
 	}
 	return b, nil
+}
+
+// clusterQualities returns, per training point and model of b (still a
+// cluster bundle), the clusters' expected quality as the router weighs them.
+func clusterQualities(b *routing.Bundle, emb routing.Embedder, points [][]float32, cfg routing.Config) ([][]float64, error) {
+	r, err := routing.NewRouter(b, emb, cfg)
+	if err != nil {
+		return nil, err
+	}
+	all := make([]int, len(b.Models))
+	for i := range all {
+		all[i] = i
+	}
+	out := make([][]float64, len(points))
+	for i, v := range points {
+		out[i] = make([]float64, len(all))
+		for m, s := range r.ExpectedVec(v, nil, all) {
+			out[i][m] = s.Quality
+		}
+	}
+	return out, nil
 }
 
 // embedAll embeds every text; done (nil for none) is told the count after
