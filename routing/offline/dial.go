@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sort"
 
 	"github.com/heddle-gw/heddle/routing"
 )
@@ -17,10 +18,9 @@ const DialKnots = 21
 // a routing.ScorerPredictor bundle) on the training queries' vectors and
 // features (nil for ScorerExpected): knot j is in the middle of the lambda
 // range where the expected spend of the training queries (each routed to its
-// best q - lambda*c under the bundle's own estimates) is within half a step
-// of j/(DialKnots-1) of the way from the cheapest choice to the
-// highest-quality one, the widest such range, ranges narrower than
-// dialSliver skipped. So alpha moves spend evenly, whether the
+// best q - lambda*c under the bundle's own estimates) is nearest
+// j/(DialKnots-1) of the way from the cheapest choice to the highest-quality
+// one, knife edges skipped (see dialSliver). So alpha moves spend evenly, whether the
 // bundle has two models or twelve; lambda falls as alpha rises, so the
 // chosen model's expected quality never falls.
 func placeDial(b *routing.Bundle, emb routing.Embedder, vecs [][]float32, feats []*[routing.QueryFeatureCount]float64, cfg routing.Config) error {
@@ -59,23 +59,21 @@ func placeDial(b *routing.Bundle, emb routing.Embedder, vecs [][]float32, feats 
 	step := (top - cheapest) / float64(DialKnots-1)
 	for j := 1; j < DialKnots-1; j++ {
 		target := cheapest + float64(j)*step
-		// Of the levels whose spend is within half a step of the target,
-		// take the widest λ range (relative to its upper end) and put the
-		// knot in its middle: never on a switching point, and as far from
-		// the nearest ones as the data allows. If every level there is a
-		// sliver (the window lies between near-identical queries' switching
-		// points, where an estimate a hair off the training ones would flip
-		// the choice), take the non-sliver level whose spend is nearest.
+		// Take the level whose spend is nearest the target, skipping knife
+		// edges, and put the knot in the middle of its λ range: never on a
+		// switching point, and never where near-identical queries switch
+		// within a hair of each other (an estimate a hair off the training
+		// ones would move a large share of the spend).
 		best := -1
 		for k, l := range levels {
-			if math.Abs(l.spend-target) <= step/2 && (best < 0 || l.width() > levels[best].width()) {
+			if (best < 0 || math.Abs(l.spend-target) < math.Abs(levels[best].spend-target)) && !knifeEdge(levels, k, step) {
 				best = k
 			}
 		}
-		if best < 0 || levels[best].sliver() {
-			best = -1
+		if best < 0 { // only knife edges (not seen): the nearest level
+			best = 0
 			for k, l := range levels {
-				if !l.sliver() && (best < 0 || math.Abs(l.spend-target) < math.Abs(levels[best].spend-target)) {
+				if math.Abs(l.spend-target) < math.Abs(levels[best].spend-target) {
 					best = k
 				}
 			}
@@ -90,13 +88,27 @@ func placeDial(b *routing.Bundle, emb routing.Embedder, vecs [][]float32, feats 
 	return b.Prepare()
 }
 
-// dialSliver is the narrowest λ range, relative to its upper end, a dial
-// knot may be placed in: a level narrower than that lies between switching
-// points that near-identical queries' estimates put a hair apart (1e-4 on
-// the separable data of the e2e routing test). On the RouterBench training
-// pairs the widest level within half a step of each knot's target is
-// 0.12-3% wide.
+// dialSliver is how far, relative to λ, a knot's decisions must hold: if
+// moving λ by this share either way from the middle of a level moves the
+// training spend by more than one knot's step, the level is a knife edge
+// between near-identical queries' switching points (their estimates a hair
+// apart; on the separable data of the e2e routing test, 14 knots sat within
+// 1e-4 of each other) and gets no knot. On dense data the spend moves by a
+// few queries there, and every level may take a knot.
 const dialSliver = 1e-3
+
+// knifeEdge reports whether levels[k] is a knife edge (see dialSliver) for a
+// knot step of step.
+func knifeEdge(levels []spendLevel, k int, step float64) bool {
+	mid := (levels[k].from + levels[k].to) / 2
+	return spendAt(levels, mid*(1-dialSliver))-spendAt(levels, mid*(1+dialSliver)) > step
+}
+
+// spendAt is the training spend at λ.
+func spendAt(levels []spendLevel, lambda float64) float64 {
+	k := sort.Search(len(levels), func(i int) bool { return levels[i].from > lambda })
+	return levels[max(k-1, 0)].spend
+}
 
 // tieEps is routing's tie tolerance between two models' scores.
 const tieEps = 1e-12
@@ -141,13 +153,6 @@ func envelope(e []routing.ModelScore) (first float64, breaks []dialBreak, last f
 // spendLevel is one step of the training spend as a function of λ: spend
 // for λ in [from, to).
 type spendLevel struct{ from, to, spend float64 }
-
-// width is l's λ range relative to its upper end.
-func (l spendLevel) width() float64 { return (l.to - l.from) / l.to }
-
-// sliver reports whether l is too narrow for a knot; the last level (to
-// set to the dial's first knot, at least twice its from) never is.
-func (l spendLevel) sliver() bool { return l.width() < dialSliver }
 
 // spendLevels returns the steps of the training spend, from λ 0 (spend top)
 // to the last switching point (the last level's to is left 0 for the caller).

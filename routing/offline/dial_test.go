@@ -25,9 +25,10 @@ func (oneHotEmbedder) Embed(_ context.Context, text string) ([]float32, error) {
 // TestDialSkipsSlivers: four training queries, one per cluster, whose
 // switching points from the strong A (cost 1) to the cheap B (cost 0.1)
 // are lambda 1/3, 2/3, 1 and 1.0001 (the last two near-identical queries).
-// The spend level between those two is a sliver of lambda: a knot there
-// would flip with a query's estimate a hair off the training ones. No
-// knot may sit in it; the other levels keep their knots.
+// The spend level between those two is a sliver of lambda, a knife edge: a
+// knot there would flip with a query's estimate a hair off the training
+// ones, and move half the spend. No knot may sit in it (before the fix,
+// knots 3-7 did); the other levels keep their knots.
 func TestDialSkipsSlivers(t *testing.T) {
 	gaps := []float64{0.3, 0.6, 0.9, 0.90009} // switching lambda = gap / 0.9
 	b := &routing.Bundle{

@@ -139,12 +139,12 @@ func Train(ctx context.Context, cfg TrainConfig, samples []Sample, emb routing.E
 	}
 	global, clusters := clusterStats(samples, models, km, cfg.Shrinkage)
 	b := &routing.Bundle{
-		Format:   routing.BundleFormat,
-		ID:       cfg.ID,
-		Revision: cfg.Revision,
-		Embedder: routing.EmbedderSpec{ID: emb.ID(), Dim: emb.Dim(), Fingerprint: emb.Fingerprint(), Lexical: lexParams},
-		Models:   models,
-		Global:   global,
+		Format:    routing.BundleFormat,
+		ID:        cfg.ID,
+		Revision:  cfg.Revision,
+		Embedder:  routing.EmbedderSpec{ID: emb.ID(), Dim: emb.Dim(), Fingerprint: emb.Fingerprint(), Lexical: lexParams},
+		Models:    models,
+		Global:    global,
 		Clusters:  clusters,
 		Preambles: preambles,
 		Training: routing.TrainingMeta{
