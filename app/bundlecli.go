@@ -74,7 +74,7 @@ func (t *trainFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&t.dim, "dim", lexical.DefaultDim, "lexical-v1 dimension")
 	fs.Float64Var(&t.shrinkage, "shrinkage", offline.DefaultShrinkage, "pseudo-count m shrinking small clusters toward the global mean")
 	fs.StringVar(&t.embedder, "embedder", lexical.ID, `embedder: "lexical-v1" or a spec the binary can open, e.g. "hugot:DIR"`)
-	fs.BoolVar(&t.lastBlock, "last-block", true, "CSV: embed only the prompt's block after its last blank line")
+	fs.BoolVar(&t.lastBlock, "last-block", false, "CSV: keep only the prompt's block after its last blank line (training learns shared preambles and strips them without it, as the router does)")
 	fs.StringVar(&t.scorer, "scorer", offline.DefaultScorer, `scorer kind: "`+offline.ScorerAuto+`" (chosen by cross-validation on the training data), "`+
 		routing.ScorerPredictor+`" (per-query predicted quality minus lambda(alpha) x cost), "`+routing.ScorerExpected+`" (cluster expected quality minus lambda(alpha) x cost) or "`+routing.ScorerAvengersPro+`"`)
 }

@@ -21,9 +21,8 @@ type routeStage struct {
 	providers ProviderSet
 	// credits, with hosted billing, narrows the candidates to the models
 	// the organisation's plan or its own credentials cover (nil: no plans).
-	credits    Credits
-	alpha      float64 // the default dial
-	embedBytes int
+	credits Credits
+	alpha   float64 // the default dial
 }
 
 func (s routeStage) run(ctx context.Context, p *pass) error {
@@ -67,7 +66,7 @@ func (s routeStage) resolve(ctx context.Context, c Caller, req *llm.Request, v v
 	}
 	turn := routing.ClassifyTurn(req)
 	d, err := org.router.Decide(ctx, routing.Query{
-		Text: routing.EmbeddingText(req, s.embedBytes), Alpha: alpha, Eligible: eligible, Drops: drops, Turn: turn,
+		Text: routing.EmbeddingText(req, routing.MaxQueryBytes), Alpha: alpha, Eligible: eligible, Drops: drops, Turn: turn,
 	})
 	if err != nil {
 		return nil, err

@@ -19,8 +19,6 @@ type Config struct {
 	// DefaultAlpha is the quality/cost dial when neither the key nor the
 	// organisation sets one.
 	DefaultAlpha float64
-	// EmbedBytes bounds the user text embedded for routing (0: default).
-	EmbedBytes int
 	// MaxAttempts bounds a plan's attempts; 0 means the executor's default.
 	MaxAttempts int
 }
@@ -121,7 +119,7 @@ func New(cfg Config, d Deps, opts ...Option) (*Service, error) {
 	plans := planner{catalog: d.Catalog, maxAttempts: cfg.MaxAttempts}
 	s := &Service{d: d, cfg: cfg, plans: plans}
 	s.policy = policyStage{routers: d.Routers, catalog: d.Catalog, plans: plans, tenant: o.tenant, baseline: baseline}
-	s.route = routeStage{catalog: d.Catalog, plans: plans, providers: o.providers, credits: o.credits, alpha: cfg.DefaultAlpha, embedBytes: cfg.EmbedBytes}
+	s.route = routeStage{catalog: d.Catalog, plans: plans, providers: o.providers, credits: o.credits, alpha: cfg.DefaultAlpha}
 	guard := admitStage{guard: o.guard}
 	s.in = append(s.in, scopeStage{})
 	if o.guard != nil {

@@ -13,8 +13,9 @@ import (
 // 1 kB prompt with lexical-v1 and score all twelve default models, with the
 // bundle's Avengers-Pro scorer, with the expected scorer over the same
 // clusters, and with a per-query predictor of the trained shape (random
-// weights: the arithmetic is the same). It reports the p50 and p99 latency
-// of single decisions.
+// weights and blend: the arithmetic is the same), and that predictor with a
+// 1.6 kB learned preamble before the same 1 kB prompt (stripped before
+// embedding). It reports the p50 and p99 latency of single decisions.
 func BenchmarkDecide(b *testing.B) {
 	def, err := DefaultBundle()
 	if err != nil {
@@ -42,21 +43,34 @@ func BenchmarkDecide(b *testing.B) {
 	for range def.Models {
 		p.Weights = append(p.Weights, weights(dim+QueryFeatureCount+2))
 		p.CalA, p.CalB = append(p.CalA, 1.1), append(p.CalB, -0.1)
+		p.Blend = append(p.Blend, 0.7)
 	}
 	predictor.Scorer, predictor.Predictor = ScorerPredictor, p
 	if err := predictor.Prepare(); err != nil {
 		b.Fatal(err)
 	}
-	for _, bundle := range []*Bundle{def, &expected, &predictor} {
-		name := bundle.Scorer
-		if name == "" {
-			name = ScorerAvengersPro
-		}
-		b.Run(name, func(b *testing.B) { benchDecide(b, bundle) })
+	text := strings.Repeat("Refactor the session handler so that it returns wrapped errors and add a table-driven test for the expiry path. ", 10)[:1024]
+	preamble := strings.Repeat("Question: which gas do plants take in?\nA) oxygen\nB) carbon dioxide\nAnswer: B\n\n", 20)
+	withPreamble := predictor
+	withPreamble.Preambles = []string{preamble}
+	if err := withPreamble.Prepare(); err != nil {
+		b.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name   string
+		bundle *Bundle
+		text   string
+	}{
+		{ScorerAvengersPro, def, text},
+		{ScorerExpected, &expected, text},
+		{ScorerPredictor, &predictor, text},
+		{ScorerPredictor + "-preamble", &withPreamble, preamble + text},
+	} {
+		b.Run(tc.name, func(b *testing.B) { benchDecide(b, tc.bundle, tc.text) })
 	}
 }
 
-func benchDecide(b *testing.B, bundle *Bundle) {
+func benchDecide(b *testing.B, bundle *Bundle, text string) {
 	emb, err := bundle.LexicalEmbedder()
 	if err != nil {
 		b.Fatal(err)
@@ -65,7 +79,6 @@ func benchDecide(b *testing.B, bundle *Bundle) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	text := strings.Repeat("Refactor the session handler so that it returns wrapped errors and add a table-driven test for the expiry path. ", 10)[:1024]
 	q := Query{Text: text, Alpha: 0.6, Eligible: r.Bundle().Models}
 	ctx := context.Background()
 	lat := make([]time.Duration, 0, 4096)

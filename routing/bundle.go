@@ -40,8 +40,14 @@ type Bundle struct {
 	// (lambda) at evenly spaced alpha from 0 to 1: non-increasing, the last 0.
 	// Training places the knots so that the expected spend on the training
 	// queries rises evenly from the cheapest to the most expensive choice.
-	Dial  []float64      `json:"dial,omitempty"`
-	index map[string]int // model id -> position in Models
+	Dial []float64 `json:"dial,omitempty"`
+	// Preambles are text prefixes that many training prompts share (a
+	// few-shot template, a fixed instruction block), longest first, learned
+	// at training time: the router strips the longest one a query starts
+	// with before it embeds the query and computes its features, so both
+	// describe the question rather than the template (see QueryText).
+	Preambles []string       `json:"preambles,omitempty"`
+	index     map[string]int // model id -> position in Models
 }
 
 // EmbedderSpec names the embedder a bundle was trained with.
@@ -147,6 +153,9 @@ func (b *Bundle) Prepare() error {
 		}
 	} else if b.Predictor != nil {
 		return bad("a %q bundle has no predictor", b.Scorer)
+	}
+	if err := checkPreambles(b.Preambles); err != nil {
+		return bad("%v", err)
 	}
 	b.index = make(map[string]int, len(b.Models))
 	for i, m := range b.Models {

@@ -35,6 +35,11 @@ type Predictor struct {
 	// correctness data).
 	QMin float64 `json:"q_min"`
 	QMax float64 `json:"q_max"`
+	// Blend, aligned with Models (absent: 1 for every model), shrinks the
+	// per-query estimate toward the clusters' expected quality: quality =
+	// Blend*predicted + (1-Blend)*clusters. Training chooses it per model on
+	// its held-out part of the training data.
+	Blend []float64 `json:"blend,omitempty"`
 }
 
 // check validates p for a bundle of models models and dim dimensions.
@@ -75,6 +80,14 @@ func (p *Predictor) check(models, dim int) error {
 		}
 		if !finite(p.CalA[m]) || !finite(p.CalB[m]) {
 			return fmt.Errorf("predictor model %d has a non-finite calibration", m)
+		}
+	}
+	if len(p.Blend) != 0 && len(p.Blend) != models {
+		return fmt.Errorf("predictor has blend weights for %d models, want %d", len(p.Blend), models)
+	}
+	for m, w := range p.Blend {
+		if !(w >= 0 && w <= 1) {
+			return fmt.Errorf("predictor model %d has blend weight %v outside [0, 1]", m, w)
 		}
 	}
 	if !finite(p.QMin) || !finite(p.QMax) || p.QMax < p.QMin {
@@ -160,14 +173,20 @@ func scorePredictor(b *Bundle, vec []float32, feats *[QueryFeatureCount]float64,
 }
 
 // estimates is expected with, for a predictor bundle, the predictor's
-// per-query quality in place of the clusters' mean.
+// per-query quality (blended with the clusters' mean by Predictor.Blend) in
+// place of the clusters' mean.
 func estimates(b *Bundle, clusters []ClusterWeight, vec []float32, feats *[QueryFeatureCount]float64, eligible []int) []ModelScore {
 	scores := expected(b, clusters, eligible)
 	if b.Scorer == ScorerPredictor {
 		z := b.Predictor.Standardise(feats)
 		d := b.Predictor.Difficulty(vec, &z)
 		for i, mi := range eligible {
-			scores[i].Quality = b.Predictor.Quality(mi, vec, &z, d)
+			q := b.Predictor.Quality(mi, vec, &z, d)
+			if b.Predictor.Blend != nil {
+				w := b.Predictor.Blend[mi]
+				q = w*q + (1-w)*scores[i].Quality
+			}
+			scores[i].Quality = q
 		}
 	}
 	return scores

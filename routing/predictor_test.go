@@ -60,6 +60,19 @@ func TestScorePredictorHand(t *testing.T) {
 	if math.Abs(scores[0].Quality-0.5) > 1e-9 {
 		t.Fatalf("C with the question feature: %v, want 0.5", scores[0].Quality)
 	}
+	// Blend shrinks each model's estimate toward the clusters' expected
+	// quality: A half way, B all the way, C not at all.
+	b.Predictor.Blend = []float64{0.5, 0, 1}
+	if err := b.Prepare(); err != nil {
+		t.Fatal(err)
+	}
+	_, _, clusters := scoreExpected(b, []float32{0.8, 0.6}, 1, []int{0, 1, 2}, 4, 9)
+	_, _, scores = scoreVec(b, []float32{0.8, 0.6}, &q, 1, []int{0, 1, 2}, 4, 9)
+	for i, want := range []float64{0.5*0.832018 + 0.5*clusters[0].Quality, clusters[1].Quality, 0.5} {
+		if math.Abs(scores[i].Quality-want) > 1e-6 {
+			t.Errorf("blended %s quality %v, want %v", scores[i].Model, scores[i].Quality, want)
+		}
+	}
 }
 
 func TestPredictorPrepare(t *testing.T) {
@@ -76,6 +89,9 @@ func TestPredictorPrepare(t *testing.T) {
 		{"zero scale", func(b *Bundle) { b.Predictor.Scale[3] = 0 }},
 		{"calibration", func(b *Bundle) { b.Predictor.CalA[0] = math.Inf(1) }},
 		{"quality range", func(b *Bundle) { b.Predictor.QMin = 2 }},
+		{"blend short", func(b *Bundle) { b.Predictor.Blend = []float64{1, 1} }},
+		{"blend above 1", func(b *Bundle) { b.Predictor.Blend = []float64{1, 1.5, 0} }},
+		{"blend nan", func(b *Bundle) { b.Predictor.Blend = []float64{math.NaN(), 1, 0} }},
 		{"no dial", func(b *Bundle) { b.Dial = nil }},
 		{"predictor on another kind", func(b *Bundle) { b.Scorer = ScorerExpected }},
 	} {

@@ -12,8 +12,9 @@ type Config struct {
 	TopP         int           // nearest clusters used (DefaultTopP)
 	Beta         float64       // softmax sharpness (DefaultBeta)
 	EmbedTimeout time.Duration // DefaultEmbedTimeout
-	// MaxEmbedBytes keeps only the last bytes of Query.Text
-	// (DefaultMaxEmbedBytes), whatever the caller passes.
+	// MaxEmbedBytes keeps only the last bytes of Query.Text after the
+	// bundle's preamble (DefaultMaxEmbedBytes), whatever the caller passes
+	// (see Bundle.QueryText).
 	MaxEmbedBytes int
 }
 
@@ -67,7 +68,8 @@ func (r *Router) Embedder() Embedder { return r.emb }
 
 // Query is one routing question.
 type Query struct {
-	// Text is the user-authored text to embed (see EmbeddingText).
+	// Text is the user-authored text to route by (see EmbeddingText, with
+	// MaxQueryBytes, and Bundle.QueryText).
 	Text string
 	// Alpha is the quality/cost dial in [0, 1]: 1 is quality only, 0 cost only.
 	Alpha float64
@@ -125,14 +127,15 @@ func (r *Router) Decide(ctx context.Context, q Query) (Decision, error) {
 		return d, unavailable(ErrNoEligible)
 	}
 	start := time.Now()
-	vec, err := EmbedWithTimeout(ctx, r.emb, tail(q.Text, r.cfg.MaxEmbedBytes), r.cfg.EmbedTimeout)
+	text := r.bundle.QueryText(q.Text, r.cfg.MaxEmbedBytes)
+	vec, err := EmbedWithTimeout(ctx, r.emb, text, r.cfg.EmbedTimeout)
 	d.EmbedLatency = time.Since(start)
 	if err != nil {
 		return d, unavailable(err)
 	}
 	var feats [QueryFeatureCount]float64
 	if r.bundle.Scorer == ScorerPredictor {
-		QueryFeatures(tail(q.Text, r.cfg.MaxEmbedBytes), q.Turn, &feats)
+		QueryFeatures(text, q.Turn, &feats)
 	}
 	best, clusters, scores := scoreVec(r.bundle, vec, &feats, q.Alpha, eligible, r.cfg.TopP, r.cfg.Beta)
 	d.Model = r.bundle.Models[best]

@@ -194,3 +194,41 @@ func TestEmbedWithTimeout(t *testing.T) {
 		t.Fatalf("canceled: err %v", err)
 	}
 }
+
+// TestDecideStripsThePreamble: the router embeds the text after the longest
+// of the bundle's preambles the query starts with, then its last bytes; a
+// query that is nothing but a preamble, or starts with none, is embedded
+// as it is.
+func TestDecideStripsThePreamble(t *testing.T) {
+	b := handBundle(t)
+	b.Preambles = []string{"Example 1\nExample 2\n\n", "Example 1\n"}
+	if err := b.Prepare(); err != nil {
+		t.Fatal(err)
+	}
+	rec := &recordingEmbedder{fakeEmbedder: *handEmbedder()}
+	r, err := NewRouter(b, rec, Config{MaxEmbedBytes: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ text, want string }{
+		{"Example 1\nExample 2\n\nWhat is 2+2?", " is 2+2?"},
+		{"Example 1\nExample 2\n\n 3+3?", "3+3?"},
+		{"Example 1\nSay hi", "Say hi"},
+		{"Example 1\n", "ample 1\n"},
+		{"Say hi", "Say hi"},
+		{"Example 2\n\nSay", "e 2\n\nSay"},
+	} {
+		if _, err := r.Decide(context.Background(), Query{Text: tc.text, Alpha: 0.5, Eligible: []string{"A"}}); err != nil {
+			t.Fatal(err)
+		}
+		if rec.got != tc.want {
+			t.Errorf("%q embedded as %q, want %q", tc.text, rec.got, tc.want)
+		}
+	}
+	for _, bad := range [][]string{{"short\n", "longer one\n"}, {" \n"}} {
+		b.Preambles = bad
+		if err := b.Prepare(); !errors.Is(err, ErrBundle) {
+			t.Errorf("preambles %q accepted (%v)", bad, err)
+		}
+	}
+}

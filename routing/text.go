@@ -1,6 +1,7 @@
 package routing
 
 import (
+	"fmt"
 	"strings"
 	"unicode/utf8"
 
@@ -9,6 +10,56 @@ import (
 
 // DefaultMaxEmbedBytes is how much user text is embedded when no limit is set.
 const DefaultMaxEmbedBytes = 1024
+
+// MaxQueryBytes is how much of the latest user text a caller hands the router
+// (EmbeddingText's bound for Query.Text): enough to find a bundle's preamble
+// at its start, before the router keeps the last MaxEmbedBytes of the rest.
+const MaxQueryBytes = 64 << 10
+
+// Preamble limits: a bundle holds at most MaxPreambles, each at most
+// MaxPreambleBytes long (a longer template is not found in a MaxQueryBytes
+// text anyway).
+const (
+	MaxPreambles     = 16
+	MaxPreambleBytes = 32 << 10
+)
+
+func checkPreambles(pre []string) error {
+	if len(pre) > MaxPreambles {
+		return fmt.Errorf("%d preambles, at most %d", len(pre), MaxPreambles)
+	}
+	for i, p := range pre {
+		if strings.TrimSpace(p) == "" || len(p) > MaxPreambleBytes || (i > 0 && len(p) > len(pre[i-1])) {
+			return fmt.Errorf("preamble %d is blank, longer than %d bytes or longer than the one before it", i, MaxPreambleBytes)
+		}
+	}
+	return nil
+}
+
+// QueryText is the text the router embeds for user text (Query.Text): the
+// text after the longest of the bundle's preambles it starts with (when
+// something is left after it), cut to its last maxBytes bytes on a rune
+// boundary (DefaultMaxEmbedBytes when maxBytes <= 0). Training embeds its
+// prompts through the same function.
+func (b *Bundle) QueryText(text string, maxBytes int) string {
+	return QueryText(b.Preambles, text, maxBytes)
+}
+
+// QueryText is Bundle.QueryText for the preambles pre (longest first).
+func QueryText(pre []string, text string, maxBytes int) string {
+	if maxBytes <= 0 {
+		maxBytes = DefaultMaxEmbedBytes
+	}
+	for _, p := range pre {
+		if rest, ok := strings.CutPrefix(text, p); ok {
+			if rest = strings.TrimSpace(rest); rest != "" {
+				text = rest
+				break
+			}
+		}
+	}
+	return tail(text, maxBytes)
+}
 
 const (
 	reminderOpen  = "<system-reminder>"

@@ -86,11 +86,12 @@ func Evaluate(ctx context.Context, b *routing.Bundle, emb routing.Embedder, test
 	if err != nil {
 		return nil, err
 	}
-	vecs, err := embedAll(ctx, emb, test, nil)
+	texts := queryTexts(b.Preambles, test, cfg.Router.MaxEmbedBytes)
+	vecs, err := embedAll(ctx, emb, texts, nil)
 	if err != nil {
 		return nil, err
 	}
-	feats := featuresOf(test)
+	feats := featuresOf(texts, test)
 	rep := &EvalReport{Samples: len(test), Tasks: tasksOf(test), TaskFrontier: TaskFrontier(test), Models: b.Models, Scorer: b.Scorer}
 	if rep.Scorer == "" {
 		rep.Scorer = routing.ScorerAvengersPro

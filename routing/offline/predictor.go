@@ -54,12 +54,13 @@ func (c *PredictorConfig) defaults() {
 	}
 }
 
-// featuresOf computes every sample's QueryFeatures.
-func featuresOf(samples []Sample) []*[routing.QueryFeatureCount]float64 {
+// featuresOf computes every sample's QueryFeatures of its query text
+// (texts, aligned with samples).
+func featuresOf(texts []string, samples []Sample) []*[routing.QueryFeatureCount]float64 {
 	out := make([]*[routing.QueryFeatureCount]float64, len(samples))
 	for i, s := range samples {
 		out[i] = new([routing.QueryFeatureCount]float64)
-		routing.QueryFeatures(s.Prompt, s.Turn, out[i])
+		routing.QueryFeatures(texts[i], s.Turn, out[i])
 	}
 	return out
 }
@@ -82,7 +83,14 @@ type predictorData struct {
 // its lowest validation loss and stops after Patience steps without a new
 // one; then a Platt scaling is fitted on the validation part. It is
 // deterministic for its inputs and seed.
-func trainPredictor(ctx context.Context, samples []Sample, models []string, vecs [][]float32, feats []*[routing.QueryFeatureCount]float64, seed uint64, cfg PredictorConfig) (*routing.Predictor, error) {
+//
+// With clusters (per sample and model the clusters' expected quality, in the
+// scores' units; nil for none) it also chooses each model's Blend: the
+// weight of the per-query estimate, the rest on the clusters' mean, that
+// gives the lowest squared error on the validation part (a grid of
+// blendSteps+1 weights; the clusters were fitted on every training sample,
+// the validation part's too, which favours them a little).
+func trainPredictor(ctx context.Context, samples []Sample, models []string, vecs [][]float32, feats []*[routing.QueryFeatureCount]float64, clusters [][]float64, seed uint64, cfg PredictorConfig) (*routing.Predictor, error) {
 	cfg.defaults()
 	if len(samples) < 4 {
 		return nil, fmt.Errorf("%w: the predictor needs at least 4 samples, got %d", routing.ErrData, len(samples))
@@ -126,7 +134,52 @@ func trainPredictor(ctx context.Context, samples []Sample, models []string, vecs
 		}
 		p.CalA[m], p.CalB[m] = round(p.CalA[m], 9), round(p.CalB[m], 9)
 	}
+	if clusters != nil {
+		p.Blend = make([]float64, len(models))
+		for m := range models {
+			p.Blend[m] = blendWeight(d, p, m, clusters)
+		}
+	}
 	return p, nil
+}
+
+// blendSteps is the resolution of the blend weight grid.
+const blendSteps = 20
+
+// blendWeight returns model m's blend weight (see trainPredictor): the grid
+// weight of the lowest squared error on d's validation part, the higher
+// weight on ties.
+func blendWeight(d *predictorData, p *routing.Predictor, m int, clusters [][]float64) float64 {
+	type pair struct{ pred, clu, y float64 }
+	var hold []pair
+	w := p.Weights[m]
+	for _, i := range d.hold {
+		y := d.y[i][m]
+		if math.IsNaN(y) {
+			continue
+		}
+		var z float64
+		for j, x := range d.x[i] {
+			z += float64(w[j]) * float64(x)
+		}
+		// d.x[i] holds the row's shared difficulty and bias in the last two
+		// columns, the weights' layout.
+		pred := routing.Sigmoid(p.CalA[m]*z + p.CalB[m])
+		hold = append(hold, pair{pred, (clusters[i][m] - p.QMin) / (p.QMax - p.QMin), y})
+	}
+	best, bestErr := 1.0, math.Inf(1)
+	for k := blendSteps; k >= 0; k-- {
+		bw := float64(k) / blendSteps
+		var e float64
+		for _, h := range hold {
+			r := bw*h.pred + (1-bw)*h.clu - h.y
+			e += r * r
+		}
+		if e < bestErr-1e-12 {
+			best, bestErr = bw, e
+		}
+	}
+	return best
 }
 
 // standardisation returns each feature's mean and standard deviation over

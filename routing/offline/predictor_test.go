@@ -88,6 +88,11 @@ func TestTrainPredictor(t *testing.T) {
 	if pred[0]/float64(count[0]) < 0.75 || pred[1]/float64(count[1]) > 0.25 {
 		t.Errorf("the predictor did not separate easy %.3f from hard %.3f", pred[0]/float64(count[0]), pred[1]/float64(count[1]))
 	}
+	// The clusters cannot tell the kinds apart, so the held-out part keeps
+	// the weak model's estimate on the predictor.
+	if w := b.Predictor.Blend; len(w) != 2 || w[weak] < 0.8 {
+		t.Errorf("blend weights %v, want the weak model's >= 0.8", w)
+	}
 	rep, err := Evaluate(ctx, b, live, test, EvalConfig{})
 	if err != nil {
 		t.Fatal(err)

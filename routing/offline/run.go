@@ -90,7 +90,7 @@ func EvalSeeds(ctx context.Context, run EvalRun, train, test []Sample, newEmbedd
 			return nil, err
 		}
 		if run.SignalKs != nil && res.Signal == nil { // the first seed's embedder (the signal hardly depends on it)
-			if res.Signal, err = QuerySignal(ctx, live, train, b.Models, run.SignalKs); err != nil {
+			if res.Signal, err = QuerySignal(ctx, live, b.Preambles, train, b.Models, run.SignalKs); err != nil {
 				return nil, err
 			}
 		}

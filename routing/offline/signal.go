@@ -25,10 +25,11 @@ type SignalRow struct {
 }
 
 // QuerySignal computes SignalRow for every task, every model given and every
-// k, with emb (fitted as Train fits it). It is quadratic in the size of each
+// k, with emb (fitted as Train fits it) on the samples' query texts under the
+// preambles pre (a bundle's Preambles). It is quadratic in the size of each
 // task: a diagnostic for evaluation data, not for the request path.
-func QuerySignal(ctx context.Context, emb routing.Embedder, samples []Sample, models []string, ks []int) ([]SignalRow, error) {
-	vecs, err := embedAll(ctx, emb, samples, nil)
+func QuerySignal(ctx context.Context, emb routing.Embedder, pre []string, samples []Sample, models []string, ks []int) ([]SignalRow, error) {
+	vecs, err := embedAll(ctx, emb, queryTexts(pre, samples, 0), nil)
 	if err != nil {
 		return nil, err
 	}

@@ -57,7 +57,7 @@ func TestQuerySignal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows, err := QuerySignal(context.Background(), emb, samples, []string{"weak", "noise"}, []int{5})
+	rows, err := QuerySignal(context.Background(), emb, nil, samples, []string{"weak", "noise"}, []int{5})
 	if err != nil {
 		t.Fatal(err)
 	}

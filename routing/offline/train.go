@@ -114,12 +114,14 @@ func Train(ctx context.Context, cfg TrainConfig, samples []Sample, emb routing.E
 	if len(models) == 0 {
 		return nil, fmt.Errorf("%w: samples score no model", routing.ErrData)
 	}
+	prompts := make([]string, len(samples))
+	for i, s := range samples {
+		prompts[i] = s.Prompt
+	}
+	preambles := learnPreambles(prompts)
+	texts := queryTexts(preambles, samples, cfg.Router.MaxEmbedBytes)
 	var lexParams *lexical.Params
 	if lx, ok := emb.(*lexical.Embedder); ok {
-		texts := make([]string, len(samples))
-		for i, s := range samples {
-			texts[i] = s.Prompt
-		}
 		fitted, err := lx.Fit(texts)
 		if err != nil {
 			return nil, err
@@ -127,7 +129,7 @@ func Train(ctx context.Context, cfg TrainConfig, samples []Sample, emb routing.E
 		p := fitted.Params()
 		lexParams, emb = &p, fitted
 	}
-	points, err := embedAll(ctx, emb, samples, func(done int) { cfg.progress(StageEmbed, done, len(samples)) })
+	points, err := embedAll(ctx, emb, texts, func(done int) { cfg.progress(StageEmbed, done, len(samples)) })
 	if err != nil {
 		return nil, err
 	}
@@ -137,13 +139,14 @@ func Train(ctx context.Context, cfg TrainConfig, samples []Sample, emb routing.E
 	}
 	global, clusters := clusterStats(samples, models, km, cfg.Shrinkage)
 	b := &routing.Bundle{
-		Format:   routing.BundleFormat,
-		ID:       cfg.ID,
-		Revision: cfg.Revision,
-		Embedder: routing.EmbedderSpec{ID: emb.ID(), Dim: emb.Dim(), Fingerprint: emb.Fingerprint(), Lexical: lexParams},
-		Models:   models,
-		Global:   global,
-		Clusters: clusters,
+		Format:    routing.BundleFormat,
+		ID:        cfg.ID,
+		Revision:  cfg.Revision,
+		Embedder:  routing.EmbedderSpec{ID: emb.ID(), Dim: emb.Dim(), Fingerprint: emb.Fingerprint(), Lexical: lexParams},
+		Models:    models,
+		Global:    global,
+		Clusters:  clusters,
+		Preambles: preambles,
 		Training: routing.TrainingMeta{
 			DataHash: DataHash(samples), Samples: len(samples), Seed: cfg.Seed, K: len(clusters),
 			Restarts: cfg.Restarts, Shrinkage: cfg.Shrinkage, Inertia: round(km.Inertia, 6),
@@ -162,8 +165,12 @@ func Train(ctx context.Context, cfg TrainConfig, samples []Sample, emb routing.E
 		}
 		cfg.progress(StageDial, 1, 1)
 	case routing.ScorerPredictor:
-		feats := featuresOf(samples)
-		p, err := trainPredictor(ctx, samples, models, points, feats, cfg.Seed, cfg.Predictor)
+		feats := featuresOf(texts, samples)
+		clu, err := clusterQualities(b, emb, points, cfg.Router)
+		if err != nil {
+			return nil, err
+		}
+		p, err := trainPredictor(ctx, samples, models, points, feats, clu, cfg.Seed, cfg.Predictor)
 		if err != nil {
 			return nil, err
 		}
@@ -179,18 +186,39 @@ func Train(ctx context.Context, cfg TrainConfig, samples []Sample, emb routing.E
 	return b, nil
 }
 
-// embedAll embeds every sample's prompt; done (nil for none) is told the
-// count after each one.
-func embedAll(ctx context.Context, emb routing.Embedder, samples []Sample, done func(int)) ([][]float32, error) {
+// clusterQualities returns, per training point and model of b (still a
+// cluster bundle), the clusters' expected quality as the router weighs them.
+func clusterQualities(b *routing.Bundle, emb routing.Embedder, points [][]float32, cfg routing.Config) ([][]float64, error) {
+	r, err := routing.NewRouter(b, emb, cfg)
+	if err != nil {
+		return nil, err
+	}
+	all := make([]int, len(b.Models))
+	for i := range all {
+		all[i] = i
+	}
+	out := make([][]float64, len(points))
+	for i, v := range points {
+		out[i] = make([]float64, len(all))
+		for m, s := range r.ExpectedVec(v, nil, all) {
+			out[i][m] = s.Quality
+		}
+	}
+	return out, nil
+}
+
+// embedAll embeds every text; done (nil for none) is told the count after
+// each one.
+func embedAll(ctx context.Context, emb routing.Embedder, texts []string, done func(int)) ([][]float32, error) {
 	const progressEvery = 256 // samples between checks of ctx
-	points := make([][]float32, len(samples))
-	for i, s := range samples {
+	points := make([][]float32, len(texts))
+	for i, text := range texts {
 		if i%progressEvery == 0 && i > 0 {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
 		}
-		v, err := emb.Embed(ctx, s.Prompt)
+		v, err := emb.Embed(ctx, text)
 		if err != nil {
 			return nil, fmt.Errorf("%w: sample %d: %w", routing.ErrEmbed, i, err)
 		}
