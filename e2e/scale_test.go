@@ -19,6 +19,7 @@ import (
 
 	"github.com/ClickHouse/clickhouse-go/v2"
 
+	"github.com/heddle-gw/heddle/internal/scalesynth"
 	"github.com/heddle-gw/heddle/internal/testwait"
 )
 
@@ -76,7 +77,7 @@ func BenchmarkScaleConsole(b *testing.B) {
 	})
 	waitReady(b, in.URL)
 	web, orgID := logIn(b, in.URL, "big@scale.test")
-	conn := openClickHouse(b, dbURL+"?read_timeout=3600s")
+	conn := openClickHouse(b, dbURL+"?read_timeout=14400s")
 	synthesizeFor(b, conn, rows, fifths, orgID)
 
 	// The pages: the explorer's first, 100th (cursor of the 99th), filtered
@@ -206,47 +207,47 @@ func logIn(tb testing.TB, base, email string) (*http.Client, string) {
 }
 
 // synthesizeFor fills the database with rows requests, fifths fifths of
-// them orgID's, unless it holds orgID's rows already.
+// them orgID's, unless it holds orgID's rows already; then (and on reuse)
+// it tops the rows up to now, so the newest are minutes old as in a live
+// gateway.
 func synthesizeFor(tb testing.TB, conn clickhouse.Conn, rows int64, fifths int, orgID string) {
 	tb.Helper()
 	ctx := context.Background()
-	var mine, all uint64
-	if err := conn.QueryRow(ctx, "SELECT countIf(org_id = ?), count() FROM requests", orgID).Scan(&mine, &all); err != nil {
-		tb.Fatal(err)
-	}
-	if mine > 0 {
-		tb.Logf("the database holds %d requests, %d of the big organisation; reusing them", all, mine)
-		backfill(tb, conn)
-		return
-	}
-	if all > 0 {
-		tb.Fatalf("the database holds %d requests of other organisations: drop it first", all)
-	}
 	raw, err := os.ReadFile("../analytics/clickhouse/testdata/synth.sql")
 	if err != nil {
 		tb.Fatal(err)
 	}
-	r := strings.NewReplacer("{rows}", fmt.Sprint(rows), "{days}", "30", "{end_ms}", fmt.Sprint(time.Now().UnixMilli()),
-		"{orgs_small}", "49", "{users}", "100000", "{big_org}", orgID, "{big_fifths}", strconv.Itoa(fifths))
-	var sql []string
-	for _, line := range strings.Split(string(raw), "\n") {
-		if !strings.HasPrefix(line, "--") {
-			sql = append(sql, line)
-		}
-	}
-	start := time.Now()
-	heavy := clickhouse.Context(ctx, clickhouse.WithSettings(clickhouse.Settings{"max_memory_usage": 6 << 30}))
-	for _, stmt := range strings.Split(r.Replace(strings.Join(sql, "\n")), ";;") {
-		if err := conn.Exec(heavy, stmt); err != nil {
-			tb.Fatalf("synthesize: %v", err)
-		}
-	}
-	// Every row went through the rollups' views (the binary migrated first),
-	// so they cover the rows although their times are older than the epochs.
-	if err := conn.Exec(ctx, "INSERT INTO heddle_rollup_epoch (name, since) SELECT name, toDateTime(0) FROM heddle_rollup_epoch"); err != nil {
+	p := scalesynth.Params{Rows: rows, Days: 30, EndMs: time.Now().UnixMilli(), OrgsSmall: 49, Users: 100_000,
+		BigOrg: orgID, BigFifths: fifths}
+	var mine, all uint64
+	if err := conn.QueryRow(ctx, "SELECT countIf(org_id = ?), count() FROM requests", orgID).Scan(&mine, &all); err != nil {
 		tb.Fatal(err)
 	}
-	tb.Logf("synthesized %d requests in %s", rows, time.Since(start).Round(time.Second))
+	switch {
+	case mine > 0:
+		tb.Logf("the database holds %d requests, %d of the big organisation; reusing them", all, mine)
+		backfill(tb, conn)
+	case all > 0:
+		tb.Fatalf("the database holds %d requests of other organisations: drop it first", all)
+	default:
+		start := time.Now()
+		if err := scalesynth.Fill(ctx, conn, string(raw), p, 4); err != nil {
+			tb.Fatal(err)
+		}
+		// Every row went through the rollups' views (the binary migrated
+		// first), so they cover the rows although their times are older
+		// than the epochs.
+		if err := conn.Exec(ctx, "INSERT INTO heddle_rollup_epoch (name, since) SELECT name, toDateTime(0) FROM heddle_rollup_epoch"); err != nil {
+			tb.Fatal(err)
+		}
+		tb.Logf("synthesized %d requests in %s", rows, time.Since(start).Round(time.Second))
+	}
+	start := time.Now()
+	n, err := scalesynth.TopUp(ctx, conn, string(raw), p, time.Now())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Logf("added %d requests up to now in %s", n, time.Since(start).Round(time.Millisecond))
 }
 
 // backfill fills each rollup the reused database's rows predate (empty

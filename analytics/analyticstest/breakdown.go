@@ -72,15 +72,27 @@ func groupKey(r analytics.Request, by analytics.Dimension) string {
 	}
 }
 
-// failureReasons groups the organisation's attempts with a reason.
+// failureReasons groups the organisation's attempts with a reason; a
+// request counts under a reason in the range that holds its first attempt
+// with the reason (by time, then attempt index), as the stores count it.
 func (s *Store) failureReasons(orgID string, from, to time.Time) ([]analytics.BreakdownRow, error) {
 	fromMs, toMs, err := analytics.RangeMillis(from, to)
 	if err != nil {
 		return nil, err
 	}
 	orgID = analytics.CleanText(orgID)
+	type pair struct{ request, reason string }
+	first := map[pair]analytics.Attempt{}
+	for _, a := range s.Attempts() {
+		if a.OrgID != orgID || a.Reason == "" {
+			continue
+		}
+		k := pair{a.RequestID, a.Reason}
+		if f, ok := first[k]; !ok || a.Time.Before(f.Time) || (a.Time.Equal(f.Time) && a.AttemptIndex < f.AttemptIndex) {
+			first[k] = a
+		}
+	}
 	groups := map[string]*analytics.BreakdownRow{}
-	reqs := map[string]map[string]bool{}
 	for _, a := range s.Attempts() {
 		ms := a.Time.UnixMilli()
 		if a.OrgID != orgID || a.Reason == "" || ms < fromMs || ms >= toMs {
@@ -90,15 +102,15 @@ func (s *Store) failureReasons(orgID string, from, to time.Time) ([]analytics.Br
 		if g == nil {
 			g = &analytics.BreakdownRow{Key: a.Reason}
 			groups[a.Reason] = g
-			reqs[a.Reason] = map[string]bool{}
 		}
 		g.Attempts++
 		g.CostMicros += a.CostMicros
-		reqs[a.Reason][a.RequestID] = true
+		if f := first[pair{a.RequestID, a.Reason}]; f.EventID == a.EventID {
+			g.Requests++
+		}
 	}
 	out := make([]analytics.BreakdownRow, 0, len(groups))
-	for k, g := range groups {
-		g.Requests = int64(len(reqs[k]))
+	for _, g := range groups {
 		out = append(out, *g)
 	}
 	analytics.SortBreakdown(out, analytics.DimFailureReason)

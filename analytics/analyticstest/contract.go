@@ -35,6 +35,7 @@ func RunContract(t *testing.T, newStore NewStoreFunc) {
 		{"Percentiles", testPercentiles},
 		{"Breakdown", testBreakdown},
 		{"FailureReasons", testFailureReasons},
+		{"FailureReasonFirstAttempt", testFailureReasonFirstAttempt},
 		{"BreakdownByTag", testTagBreakdown},
 		{"Health", testHealth},
 		{"BreakdownWindows", testBreakdownWindows},

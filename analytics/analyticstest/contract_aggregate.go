@@ -172,6 +172,56 @@ func testFailureReasons(t *testing.T, s analytics.Store, r analytics.Reader) {
 	}
 }
 
+// testFailureReasonFirstAttempt: a request counts once under a reason
+// however many of its attempts failed with it, in the range that holds the
+// first of them, when its attempts arrive in separate batches and are
+// replayed; every attempt counts in its own range.
+func testFailureReasonFirstAttempt(t *testing.T, s analytics.Store, r analytics.Reader) {
+	at := func(ev string, i int, offset time.Duration, reason string) analytics.Attempt {
+		return analytics.Attempt{EventID: ev, Time: T0.Add(offset), OrgID: OrgC, RequestID: "req-straddle",
+			OperationID: "op", AttemptIndex: i, Outcome: "failed", Reason: reason, Status: 503, CostMicros: int64(i + 1)}
+	}
+	// Attempts 0 and 1 before the hour, 2 and 3 after it; 4 another reason.
+	batches := [][]analytics.Attempt{
+		{at("fr-0", 0, 59*time.Minute, "upstream_5xx")},
+		{at("fr-1", 1, 59*time.Minute+30*time.Second, "upstream_5xx"), at("fr-2", 2, 61*time.Minute, "upstream_5xx")},
+		{at("fr-0", 0, 59*time.Minute, "upstream_5xx"), at("fr-3", 3, 62*time.Minute, "upstream_5xx"),
+			at("fr-4", 4, 63*time.Minute, "transport")},
+		{at("fr-2", 2, 61*time.Minute, "upstream_5xx")},
+	}
+	for _, b := range batches {
+		if err := s.InsertAttempts(ctx(t), b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hour := T0.Add(time.Hour)
+	for _, tt := range []struct {
+		name     string
+		from, to time.Time
+		want     []analytics.BreakdownRow
+	}{
+		{"all time", time.Time{}, time.Time{}, []analytics.BreakdownRow{
+			{Key: "upstream_5xx", Requests: 1, Attempts: 4, CostMicros: 10},
+			{Key: "transport", Requests: 1, Attempts: 1, CostMicros: 5},
+		}},
+		{"before the hour", time.Time{}, hour, []analytics.BreakdownRow{
+			{Key: "upstream_5xx", Requests: 1, Attempts: 2, CostMicros: 3},
+		}},
+		{"after the hour", hour, time.Time{}, []analytics.BreakdownRow{
+			{Key: "upstream_5xx", Requests: 0, Attempts: 2, CostMicros: 7},
+			{Key: "transport", Requests: 1, Attempts: 1, CostMicros: 5},
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := r.Breakdown(ctx(t), OrgC, tt.from, tt.to, analytics.DimFailureReason)
+			if err != nil {
+				t.Fatal(err)
+			}
+			assertRows(t, got, tt.want)
+		})
+	}
+}
+
 func assertRows(t *testing.T, got, want []analytics.BreakdownRow) {
 	t.Helper()
 	if len(got) != len(want) {

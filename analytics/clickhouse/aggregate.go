@@ -230,15 +230,16 @@ const (
 		" output_tokens AS p_o, cost_micros AS p_c, baseline_micros AS p_b, savings_micros AS p_s, latency_sum AS p_l"
 	mergedParts = "sum(p_n) AS requests, sum(p_e), sum(p_h), sum(p_a), sum(p_i), sum(p_o), sum(p_c), sum(p_b), sum(p_s)," +
 		" sum(p_l) / sum(p_n)"
-	// Failure reasons: attempts, cost and the distinct requests as states,
-	// merged over the parts: exactly (uniqExact) when the raw rows answer
-	// alone, within about 1% (uniqCombined, the rollup's, migration 00013)
-	// when the rollup answers for some hours.
-	rawReasonParts    = "countState() AS p_a, sumState(cost_micros) AS p_c, uniqExactState(request_id) AS p_r"
-	mergedReasonParts = "countMerge(p_a) AS attempts, uniqExactMerge(p_r), sumMerge(p_c)"
+	// Failure reasons: attempts, cost and the distinct failed requests,
+	// summed over the parts. A request counts under a reason on its first
+	// attempt with it, which the Store marks at ingest (counts_request 1;
+	// 2 on its other attempts with it; migration 00015), so the rollups and
+	// the raw rows sum the marks. Rows inserted before the marks existed
+	// (counts_request 0) count their distinct request ids in each part.
+	rawReasonParts = "count() AS p_a, sum(cost_micros) AS p_c," +
+		" toUInt64(countIf(counts_request = 1) + uniqExactIf(request_id, counts_request = 0)) AS p_r"
+	mergedReasonParts = "sum(p_a) AS attempts, sum(p_r), sum(p_c)"
 	rollupReasonParts = "attempts AS p_a, cost_micros AS p_c, requests AS p_r"
-	rawApproxParts    = "countState() AS p_a, sumState(cost_micros) AS p_c, uniqCombinedState(request_id) AS p_r"
-	mergedApproxParts = "countMerge(p_a) AS attempts, uniqCombinedMerge(p_r), sumMerge(p_c)"
 )
 
 // streamBlockRows bounds the rows of one block ClickHouse sends while a
@@ -367,9 +368,6 @@ func (s *Store) breakdownQuery(ctx context.Context, org string, q analytics.Brea
 		if rolled, rawSpans, err = s.plan(ctx, fromMs, toMs, r); err != nil {
 			return "", nil, err
 		}
-	}
-	if q.By == analytics.DimFailureReason && len(rolled) > 0 {
-		raw, merged = rawApproxParts, mergedApproxParts
 	}
 	for _, p := range rolled {
 		w := p.r.where(org, p.sp)

@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -15,10 +18,15 @@ import (
 // TestReplayedRowsMatchFinal replays a third of the rows (whole batches, an
 // overlapping batch and a batch repeating a row) and checks that no duplicate
 // is stored and that every aggregate equals ClickHouse's FINAL answer,
-// the rollups' (their epochs moved back so that they answer) too.
+// the rollups' (their epochs moved back so that they answer) too. The
+// failed attempts are 30,000 requests per organisation (more than an
+// approximate distinct count is exact for), some failing twice with one
+// reason, some with two reasons, a request's attempts split across
+// batches: the distinct failed requests per reason equal FINAL's, over all
+// time and over a range with raw edges.
 func TestReplayedRowsMatchFinal(t *testing.T) {
 	s := openFresh(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	if err := s.Conn().Exec(ctx, "INSERT INTO heddle_rollup_epoch (name, since) SELECT name, toDateTime(0) FROM heddle_rollup_epoch"); err != nil {
 		t.Fatal(err)
@@ -33,36 +41,57 @@ func TestReplayedRowsMatchFinal(t *testing.T) {
 		reqs = append(reqs, analytics.Request{EventID: fmt.Sprintf("ev-%05d", i), Time: at, RequestID: fmt.Sprintf("r-%d", i),
 			OrgID: org, KeyID: "k", ServedModel: "m", RouteKind: "explicit", Status: 200, Attempts: 1, User: fmt.Sprintf("u%d", i%5),
 			CostMicros: int64(10 + i%97), LatencyMs: float64(i % 500)})
-		atts = append(atts, analytics.Attempt{EventID: fmt.Sprintf("at-%05d", i), Time: at, RequestID: fmt.Sprintf("r-%d", i),
-			OrgID: org, OperationID: "op", Outcome: "failed", Reason: "upstream_5xx", Status: 503, CostMicros: int64(i % 7)})
+	}
+	for i := range 90_000 {
+		org := fmt.Sprintf("org-%d", i%3)
+		at := t0.Add(time.Duration(i) * 57 * time.Millisecond)
+		reasons := []string{"upstream_5xx", "upstream_5xx", "upstream_5xx"}[:1+i%3] // one reason, up to three times
+		if i%2 == 1 {
+			reasons = []string{"upstream_5xx", "transport"}
+		}
+		for j, reason := range reasons {
+			atts = append(atts, analytics.Attempt{EventID: fmt.Sprintf("at-%05d-%d", i, j), Time: at.Add(time.Duration(j) * 20 * time.Millisecond),
+				RequestID: fmt.Sprintf("f-%d", i), OrgID: org, OperationID: "op", AttemptIndex: j, Outcome: "failed", Reason: reason,
+				Status: 503, CostMicros: int64(i % 7)})
+		}
 	}
 	for i := 0; i < len(reqs); i += 500 {
 		if err := s.InsertRequests(ctx, reqs[i:i+500]); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.InsertAttempts(ctx, atts[i:i+500]); err != nil {
+	}
+	start := time.Now()
+	for i := 0; i < len(atts); i += 4999 { // a request's attempts now and then in two batches
+		if err := s.InsertAttempts(ctx, atts[i:min(i+4999, len(atts))]); err != nil {
 			t.Fatal(err)
 		}
 	}
+	t.Logf("inserted %d attempts in %s", len(atts), time.Since(start))
 	replays := [][2]int{{0, 500}, {250, 900}, {2900, 3000}}
 	for _, r := range replays {
 		if err := s.InsertRequests(ctx, append(reqs[r[0]:r[1]:r[1]], reqs[r[0]])); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.InsertAttempts(ctx, atts[r[0]:r[1]]); err != nil {
+	}
+	third := len(atts) / 3
+	for _, r := range [][2]int{{0, 4999}, {2500, 9000}, {third, 2 * third}, {len(atts) - 100, len(atts)}} {
+		if err := s.InsertAttempts(ctx, append(atts[r[0]:r[1]:r[1]], atts[r[0]])); err != nil {
 			t.Fatal(err)
 		}
 	}
-	for _, table := range []string{"requests", "attempts"} {
+	for _, c := range []struct {
+		table string
+		want  int
+	}{{"requests", len(reqs)}, {"attempts", len(atts)}} {
 		var raw, final uint64
-		if err := s.Conn().QueryRow(ctx, "SELECT count() FROM "+table).Scan(&raw); err != nil {
+		if err := s.Conn().QueryRow(ctx, "SELECT count() FROM "+c.table).Scan(&raw); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.Conn().QueryRow(ctx, "SELECT count() FROM "+table+" FINAL").Scan(&final); err != nil {
+		if err := s.Conn().QueryRow(ctx, "SELECT count() FROM "+c.table+" FINAL").Scan(&final); err != nil {
 			t.Fatal(err)
 		}
-		if raw != 3000 || final != 3000 {
-			t.Errorf("%s: %d rows stored, %d after FINAL; want 3000 both", table, raw, final)
+		if raw != uint64(c.want) || final != uint64(c.want) {
+			t.Errorf("%s: %d rows stored, %d after FINAL; want %d both", c.table, raw, final, c.want)
 		}
 	}
 	for _, org := range []string{"org-0", "org-1", "org-2"} {
@@ -95,18 +124,60 @@ func TestReplayedRowsMatchFinal(t *testing.T) {
 		if un != int64(n) || ucost != cost {
 			t.Errorf("%s by user: %d requests, %d micros; FINAL says %d, %d", org, un, ucost, n, cost)
 		}
-		fr, err := s.Breakdown(ctx, org, time.Time{}, time.Time{}, analytics.DimFailureReason)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var an uint64
-		if err := s.Conn().QueryRow(ctx, "SELECT count() FROM attempts FINAL WHERE org_id = ? AND reason != ''", org).Scan(&an); err != nil {
-			t.Fatal(err)
-		}
-		if len(fr) != 1 || fr[0].Attempts != int64(an) {
-			t.Errorf("%s failure reasons %+v; FINAL counts %d attempts", org, fr, an)
+		// Failure reasons over all time (the rollups answer) and over a
+		// range with partial hours at both ends, read raw.
+		for _, rg := range [][2]time.Time{{}, {t0.Add(17*time.Minute + 333*time.Millisecond), t0.Add(71*time.Minute + 7*time.Millisecond)}} {
+			fr, err := s.Breakdown(ctx, org, rg[0], rg[1], analytics.DimFailureReason)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := finalReasons(t, s, org, rg[0], rg[1]); !reflect.DeepEqual(sortedByKey(fr), want) {
+				t.Errorf("%s failure reasons in %v:\n got %+v\nFINAL %+v", org, rg, sortedByKey(fr), want)
+			}
 		}
 	}
+}
+
+// finalReasons is ClickHouse's FINAL answer for org's failure reasons in
+// [from, to) (zero times: unbounded), ordered by reason: the attempts in
+// the range, and the requests whose first attempt with the reason is in it.
+func finalReasons(t *testing.T, s *clickhouse.Store, org string, from, to time.Time) []analytics.BreakdownRow {
+	t.Helper()
+	fromMs, toMs, err := analytics.RangeMillis(from, to)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := "SELECT a.reason, a.n, a.cost, r.n FROM" +
+		" (SELECT reason, count() AS n, sum(cost_micros) AS cost FROM attempts FINAL WHERE org_id = ? AND reason != ''" +
+		"  AND time_ms >= ? AND time_ms < ? GROUP BY reason) AS a ANY LEFT JOIN" +
+		" (SELECT reason, count() AS n FROM (SELECT request_id, reason, min(time_ms) AS first FROM attempts FINAL" +
+		"  WHERE org_id = ? AND reason != '' GROUP BY request_id, reason) WHERE first >= ? AND first < ? GROUP BY reason) AS r" +
+		" USING reason ORDER BY reason"
+	res, err := s.Conn().Query(context.Background(), q, org, fromMs, toMs, org, fromMs, toMs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Close()
+	var out []analytics.BreakdownRow
+	for res.Next() {
+		var r analytics.BreakdownRow
+		var n, reqs uint64
+		if err := res.Scan(&r.Key, &n, &r.CostMicros, &reqs); err != nil {
+			t.Fatal(err)
+		}
+		r.Attempts, r.Requests = int64(n), int64(reqs)
+		out = append(out, r)
+	}
+	if err := res.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func sortedByKey(rows []analytics.BreakdownRow) []analytics.BreakdownRow {
+	out := slices.Clone(rows)
+	slices.SortFunc(out, func(a, b analytics.BreakdownRow) int { return strings.Compare(a.Key, b.Key) })
+	return out
 }
 
 // TestQueryLimit: a read stopped at the Store's row limit wraps

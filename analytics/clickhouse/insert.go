@@ -9,12 +9,27 @@ import (
 
 const attemptColumns = `event_id, time, time_ms, org_id, key_id, request_id, operation_id, purpose, policy_id,
 bundle_id, bundle_revision, attempt_index, model, provider, upstream, credential_id, outcome, reason, status,
-latency_ms, ttfb_ms, input_tokens, output_tokens, cache_read, cache_write, reasoning, cost_micros, stream`
+latency_ms, ttfb_ms, input_tokens, output_tokens, cache_read, cache_write, reasoning, cost_micros, stream,
+counts_request`
 
 const requestColumns = `event_id, time, time_ms, request_id, org_id, key_id, end_user, session, format,
 requested_model, served_model, provider, route_kind, decision, cache_hit, stream, fallback, attempts,
 input_tokens, output_tokens, cache_read, cache_write, reasoning, cost_micros, baseline_micros, savings_micros,
 latency_ms, ttfb_ms, status, error_code, tags, baseline_model, candidates`
+
+// mark is an attempt's counts_request (migration 00015): 1 on the attempt
+// that counts its request under its failure reason, 2 on its other
+// attempts with that reason, 0 without a reason (and on rows inserted
+// before the column existed).
+func mark(a analytics.Attempt, counts bool) uint8 {
+	switch {
+	case a.Reason == "":
+		return 0
+	case counts:
+		return 1
+	}
+	return 2
+}
 
 func u8(b bool) uint8 {
 	if b {
@@ -24,7 +39,8 @@ func u8(b bool) uint8 {
 }
 
 // InsertAttempts implements analytics.Store with one PrepareBatch insert of
-// the rows whose event id is not stored yet (see dedup.go).
+// the rows whose event id is not stored yet (see dedup.go), each failed
+// request's first attempt per reason marked (see marks).
 func (s *Store) InsertAttempts(ctx context.Context, rows []analytics.Attempt) error {
 	if len(rows) == 0 {
 		return nil
@@ -40,6 +56,10 @@ func (s *Store) InsertAttempts(ctx context.Context, rows []analytics.Attempt) er
 	if err != nil || len(keep) == 0 {
 		return err
 	}
+	counts, err := s.marks(ctx, clean, keep)
+	if err != nil {
+		return err
+	}
 	b, err := s.conn.PrepareBatch(ctx, "INSERT INTO attempts ("+attemptColumns+")")
 	if err != nil {
 		return fmt.Errorf("clickhouse: prepare attempts: %w", err)
@@ -50,7 +70,7 @@ func (s *Store) InsertAttempts(ctx context.Context, rows []analytics.Attempt) er
 		if err := b.Append(a.EventID, t, t.UnixMilli(), a.OrgID, a.KeyID, a.RequestID, a.OperationID, a.Purpose,
 			a.PolicyID, a.BundleID, a.BundleRevision, int32(a.AttemptIndex), a.Model, a.Provider, a.Upstream,
 			a.CredentialID, a.Outcome, a.Reason, int32(a.Status), a.LatencyMs, a.TTFBMs, a.InputTokens,
-			a.OutputTokens, a.CacheRead, a.CacheWrite, a.Reasoning, a.CostMicros, u8(a.Stream)); err != nil {
+			a.OutputTokens, a.CacheRead, a.CacheWrite, a.Reasoning, a.CostMicros, u8(a.Stream), mark(a, counts[i])); err != nil {
 			_ = b.Abort()
 			return fmt.Errorf("clickhouse: append attempt: %w", err)
 		}

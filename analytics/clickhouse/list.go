@@ -43,6 +43,9 @@ const (
 	windowGrowth   = 8
 	maxWindows     = 6
 	listReadBudget = 1_000_000
+	// futureSkew is how far ahead of this replica's clock another's rows
+	// may be.
+	futureSkew = 5 * time.Minute
 )
 
 // ListRequests implements analytics.Reader.
@@ -52,13 +55,15 @@ func (s *Store) ListRequests(ctx context.Context, orgID string, f analytics.Requ
 		return analytics.RequestPage{}, err
 	}
 	hi := lq.ToMs
-	if lq.HasCursor {
-		hi = min(hi, lq.Cursor.TimeMs+1)
+	if lq.HasCursor && lq.Cursor.TimeMs < hi { // + 1 cannot overflow
+		hi = lq.Cursor.TimeMs + 1
 	}
-	anchor := hi
-	if anchor == math.MaxInt64 {
-		anchor = s.now().UnixMilli()
-	}
+	// The windows widen back from now at the latest: rows are not written
+	// ahead of the clock (beyond replicas' skew), so a cursor or a range
+	// end far in the future would spend the windows on empty time and
+	// leave the last one, which reaches back to the range's start, to read
+	// the organisation with no budget.
+	anchor := min(hi, s.now().Add(futureSkew).UnixMilli())
 	var read atomic.Int64 // rows ClickHouse read for this page
 	ctx = ch.Context(ctx, ch.WithProgress(func(p *ch.Progress) { read.Add(int64(p.Rows)) }))
 	var (

@@ -3,6 +3,7 @@ package clickhouse_test
 import (
 	"context"
 	"fmt"
+	"math"
 	"testing"
 	"time"
 
@@ -73,5 +74,48 @@ func TestListStopsAtReadBudget(t *testing.T) {
 	}
 	if pages < 2 || len(found) != 1 || found[0].EventID != "ev-02990" {
 		t.Fatalf("after %d pages found %+v; want ev-02990 once, past the first page", pages, found)
+	}
+}
+
+// TestListFarCursorKeepsReadBudget: a crafted cursor at the largest time a
+// cursor can carry (or far in the future) searches within the read budget
+// as a first page does. Before, the cursor's time + 1 overflowed (or the
+// windows widened over empty future time) and the last window read the
+// whole organisation back to its start, unbudgeted, finding the rare row.
+func TestListFarCursorKeepsReadBudget(t *testing.T) {
+	s := openFresh(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	now := time.Now().UTC()
+	var reqs []analytics.Request
+	for i := range 3000 {
+		model := "common"
+		if i == 2990 {
+			model = "rare"
+		}
+		reqs = append(reqs, analytics.Request{EventID: fmt.Sprintf("ev-%05d", i), Time: now.Add(-time.Duration(i) * 36 * time.Second),
+			RequestID: fmt.Sprintf("r-%d", i), OrgID: "org-a", KeyID: "k", ServedModel: model, RouteKind: "explicit", Status: 200})
+	}
+	if err := s.InsertRequests(ctx, reqs); err != nil {
+		t.Fatal(err)
+	}
+	s.SetListBudget(1) // the first window spends it
+	rare := analytics.RequestFilter{Model: "rare"}
+	for _, c := range []analytics.Cursor{
+		{TimeMs: math.MaxInt64, EventID: "zzz"},
+		{TimeMs: math.MaxInt64 - 1, EventID: "zzz"},
+		{TimeMs: now.AddDate(100, 0, 0).UnixMilli(), EventID: "zzz"},
+	} {
+		p, err := s.ListRequests(ctx, "org-a", rare, c.Encode(), 50)
+		if err != nil {
+			t.Fatalf("cursor at %d: %v", c.TimeMs, err)
+		}
+		if len(p.Requests) != 0 || p.SearchedFrom.IsZero() || p.Next == "" {
+			t.Fatalf("cursor at %d: %d rows, searched from %v, next %q; want an empty page stopped at the budget",
+				c.TimeMs, len(p.Requests), p.SearchedFrom, p.Next)
+		}
+		if p.SearchedFrom.Before(now.Add(-24 * time.Hour)) {
+			t.Fatalf("cursor at %d searched back to %v, past the budget's first windows", c.TimeMs, p.SearchedFrom)
+		}
 	}
 }

@@ -36,7 +36,7 @@ var dailyUser = rollup{"requests_daily_user", "day", dayMs, map[analytics.Dimens
 
 // Failed attempts per reason and hour: the edges of a range the daily
 // rollup leaves.
-var hourlyReason = rollup{"attempts_hourly_reason_approx", "hour", hourMs, map[analytics.Dimension]string{analytics.DimFailureReason: "reason"}, nil}
+var hourlyReason = rollup{"attempts_hourly_reason_exact", "hour", hourMs, map[analytics.Dimension]string{analytics.DimFailureReason: "reason"}, nil}
 
 var rollups = []rollup{
 	{"requests_hourly", "hour", hourMs, map[analytics.Dimension]string{
@@ -46,8 +46,8 @@ var rollups = []rollup{
 		analytics.DimRouteKind: "route_kind",
 	}, nil},
 	{"requests_weekly_user", "week", weekMs, map[analytics.Dimension]string{analytics.DimUser: "end_user"}, &dailyUser},
-	// Distinct failed requests within about 1% (migrations 00013, 00014).
-	{"attempts_daily_reason_approx", "day", dayMs, map[analytics.Dimension]string{analytics.DimFailureReason: "reason"}, &hourlyReason},
+	// Distinct failed requests as sums of marks (migration 00015).
+	{"attempts_daily_reason_exact", "day", dayMs, map[analytics.Dimension]string{analytics.DimFailureReason: "reason"}, &hourlyReason},
 }
 
 // rollupFor returns the rollup that answers for by.

@@ -82,7 +82,7 @@ func TestRollupBreakdownMatchesRaw(t *testing.T) {
 		{[]string{"requests_hourly"}, analytics.DimModel, 3},
 		{[]string{"requests_daily_user"}, analytics.DimUser, 3},
 		{[]string{"requests_weekly_user", "requests_daily_user"}, analytics.DimUser, 20},
-		{[]string{"attempts_daily_reason_approx", "attempts_hourly_reason_approx"}, analytics.DimFailureReason, 3},
+		{[]string{"attempts_daily_reason_exact", "attempts_hourly_reason_exact"}, analytics.DimFailureReason, 3},
 	} {
 		var rolled uint64
 		for _, table := range c.tables {

@@ -12,10 +12,10 @@ import (
 	"testing"
 	"time"
 
-	ch "github.com/ClickHouse/clickhouse-go/v2"
-
 	"github.com/heddle-gw/heddle/analytics"
 	"github.com/heddle-gw/heddle/analytics/clickhouse"
+	"github.com/heddle-gw/heddle/internal/scalesynth"
+	"github.com/heddle-gw/heddle/internal/testwait"
 )
 
 //go:embed testdata/synth.sql
@@ -113,25 +113,70 @@ func BenchmarkScale(b *testing.B) {
 	replayMatchesFinal(b, s, end.AddDate(0, 0, -10))
 	load, _ := os.ReadFile("/proc/loadavg")
 	b.Logf("load average: %s", strings.TrimSpace(string(load)))
+	// Rows read come from system.query_log, per case between the seconds
+	// its fetches ran in: a callback of the driver's (WithProgress) would
+	// miss the explorer's reads, whose own callback (its read budget)
+	// replaces a caller's.
+	type result struct {
+		name       string
+		med, least time.Duration
+		from, to   time.Time
+	}
+	var results []result
 	for _, c := range cases {
+		from := nextSecond(b)
 		var times []time.Duration
-		var read uint64
-		for i := range 5 {
-			var n uint64
-			cctx := ch.Context(ctx, ch.WithProgress(func(p *ch.Progress) { n += p.Rows }))
+		for range 5 {
 			start := time.Now()
-			if err := c.run(cctx); err != nil {
+			if err := c.run(ctx); err != nil {
 				b.Fatalf("%s: %v", c.name, err)
 			}
 			times = append(times, time.Since(start))
-			if i == 0 {
-				read = n
-			}
 		}
+		to := time.Now()
+		nextSecond(b) // no other case's queries start in to's second
 		slices.Sort(times)
-		b.Logf("%-28s median %7.1f ms  min %7.1f ms  rows read %d", c.name,
-			float64(times[2].Microseconds())/1000, float64(times[0].Microseconds())/1000, read)
+		results = append(results, result{c.name, times[2], times[0], from, to})
 	}
+	flushQueryLog(b, s)
+	for _, r := range results {
+		var read, queries uint64
+		if err := s.Conn().QueryRow(ctx, "SELECT sum(read_rows), count() FROM system.query_log WHERE type = 2"+
+			" AND query_start_time >= toDateTime(?) AND query_start_time <= toDateTime(?) AND client_name LIKE ?"+
+			" AND query NOT LIKE '%heddle-scale-marker%'", r.from.Unix(), r.to.Unix(), "%"+benchClient+"%").Scan(&read, &queries); err != nil {
+			b.Fatal(err)
+		}
+		b.Logf("%-28s median %7.1f ms  min %7.1f ms  rows read %d per run (%d queries in 5 runs)", r.name,
+			float64(r.med.Microseconds())/1000, float64(r.least.Microseconds())/1000, read/5, queries)
+	}
+}
+
+// benchClient names the benchmark's connection in system.query_log
+// (client_name), so other sessions' queries on the server are not counted.
+const benchClient = "heddle-scale-bench"
+
+// nextSecond waits until the wall clock's second changes and returns the
+// time then: query_log's start times are whole seconds.
+func nextSecond(tb testing.TB) time.Time {
+	tb.Helper()
+	sec := time.Now().Unix()
+	testwait.Until(tb, 2*time.Second, "the next second", func() bool { return time.Now().Unix() > sec })
+	return time.Now()
+}
+
+// flushQueryLog runs a logged marker query and waits until query_log holds
+// it (the log is flushed in order, so every earlier query is there too).
+func flushQueryLog(tb testing.TB, s *clickhouse.Store) {
+	tb.Helper()
+	marker := fmt.Sprintf("heddle-scale-marker-%d", time.Now().UnixNano())
+	if err := s.Conn().Exec(context.Background(), "SELECT '"+marker+"'"); err != nil {
+		tb.Fatal(err)
+	}
+	testwait.Until(tb, time.Minute, "query_log flushed", func() bool {
+		var n uint64
+		err := s.Conn().QueryRow(context.Background(), "SELECT count() FROM system.query_log WHERE query LIKE ?", "%"+marker+"%").Scan(&n)
+		return err == nil && n > 0
+	})
 }
 
 // openScale opens (creating and filling when needed) the scale database.
@@ -151,36 +196,37 @@ func openScale(b *testing.B, db string, rows int64) *clickhouse.Store {
 		b.Fatal(err)
 	}
 	u.Path = "/" + db
-	u.RawQuery = "read_timeout=3600s" // synthesizing 10M rows takes minutes
+	// Synthesizing 10M rows takes minutes; every query is logged, under
+	// benchClient's name, for the rows it read.
+	u.RawQuery = "read_timeout=14400s&log_queries=1&client_info_product=" + benchClient + "/1"
 	s, err := clickhouse.Open(ctx, u.String())
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { _ = s.Close() })
+	p := scalesynth.Params{Rows: rows, Days: 30, EndMs: time.Now().UnixMilli(), OrgsSmall: 49, Users: 100_000,
+		BigOrg: "org-big", BigFifths: 1}
 	var have uint64
 	if err := s.Conn().QueryRow(ctx, "SELECT count() FROM requests").Scan(&have); err != nil {
 		b.Fatal(err)
 	}
 	if have >= uint64(rows) {
-		b.Logf("%s holds %d request rows; reusing them", db, have)
+		// The rows end where the last run left them: add the traffic
+		// since, so the newest are minutes old as in a live gateway.
+		start := time.Now()
+		n, err := scalesynth.TopUp(ctx, s.Conn(), synthSQL, p, time.Now())
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Logf("%s holds %d request rows; reusing them, %d added up to now in %s", db, have, n, time.Since(start).Round(time.Second))
 		return s
 	}
 	if have > 0 {
 		b.Fatalf("%s holds %d request rows, fewer than %d: drop it first", db, have, rows)
 	}
 	start := time.Now()
-	r := strings.NewReplacer("{rows}", fmt.Sprint(rows), "{days}", "30", "{end_ms}", fmt.Sprint(time.Now().UnixMilli()),
-		"{orgs_small}", "49", "{users}", "100000", "{big_org}", "org-big", "{big_fifths}", "1")
-	var sql []string
-	for _, line := range strings.Split(synthSQL, "\n") {
-		if !strings.HasPrefix(line, "--") {
-			sql = append(sql, line)
-		}
-	}
-	for _, stmt := range strings.Split(r.Replace(strings.Join(sql, "\n")), ";;") {
-		if err := s.Conn().Exec(ch.Context(ctx, ch.WithSettings(ch.Settings{"max_memory_usage": 6 << 30})), stmt); err != nil {
-			b.Fatalf("synthesize: %v", err)
-		}
+	if err := scalesynth.Fill(ctx, s.Conn(), synthSQL, p, synthChunks); err != nil {
+		b.Fatal(err)
 	}
 	// Every synthesized row went through the rollups' views (the migrations
 	// ran first), so the rollups cover them although their times are older
@@ -191,6 +237,10 @@ func openScale(b *testing.B, db string, rows int64) *clickhouse.Store {
 	b.Logf("synthesized %d requests into %s in %s", rows, db, time.Since(start).Round(time.Second))
 	return s
 }
+
+// synthChunks is how many synthesis statements run at once (each is one
+// ClickHouse thread).
+const synthChunks = 4
 
 // replayMatchesFinal inserts 0.5% of org-big's requests again through the
 // Store, as a spill replay would, and checks that the counts and sums the

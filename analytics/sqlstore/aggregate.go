@@ -132,6 +132,14 @@ func (s *Store) Breakdown(ctx context.Context, orgID string, from, to time.Time,
 	return analytics.CollectBreakdown(ctx, s, orgID, from, to, by)
 }
 
+// firstAttempts counts a failure reason's distinct requests as ClickHouse
+// does (its marks, analytics/clickhouse/dedup.go): a request counts in the
+// range that holds its first attempt with the reason (by time, then attempt
+// index), found through the (org_id, request_id) index.
+const firstAttempts = "COUNT(DISTINCT CASE WHEN NOT EXISTS (SELECT 1 FROM attempts p WHERE p.org_id = attempts.org_id" +
+	" AND p.request_id = attempts.request_id AND p.reason = attempts.reason AND (p.time_ms < attempts.time_ms" +
+	" OR (p.time_ms = attempts.time_ms AND p.attempt_index < attempts.attempt_index))) THEN request_id END)"
+
 // EachBreakdown implements analytics.Reader: the database groups, orders
 // and windows the rows, and they reach fn as the driver reads them.
 func (s *Store) EachBreakdown(ctx context.Context, orgID string, q analytics.BreakdownQuery, fn func(analytics.BreakdownRow) error) error {
@@ -162,7 +170,7 @@ func (s *Store) EachBreakdown(ctx context.Context, orgID string, q analytics.Bre
 	switch q.By {
 	case analytics.DimFailureReason:
 		db = db.Where("reason <> ''").
-			Select("reason AS k, COUNT(*) AS attempts, COUNT(DISTINCT request_id) AS requests, " + sumOf("cost_micros") + " AS cost_micros").
+			Select("reason AS k, COUNT(*) AS attempts, " + firstAttempts + " AS requests, " + sumOf("cost_micros") + " AS cost_micros").
 			Group("reason").Order("attempts DESC, " + key)
 	case analytics.DimDay:
 		db = db.Select(groupExpr[q.By] + " AS k, " + requestAggregates).Group(groupExpr[q.By]).Order("MIN(time_ms)")

@@ -33,3 +33,22 @@ SELECT org_id, toDateTime(intDiv(toUInt32(time), 86400) * 86400) AS day, reason,
 FROM attempts
 WHERE reason != ''
 GROUP BY org_id, day, reason
+;;
+INSERT INTO attempts_hourly_reason_exact
+SELECT org_id, hour, reason, sum(a), sum(c), sum(r)
+FROM (
+    SELECT org_id, toDateTime(intDiv(toUInt32(time), 3600) * 3600) AS hour, reason, count() AS a, sum(cost_micros) AS c,
+        toUInt64(0) AS r
+    FROM attempts WHERE reason != '' GROUP BY org_id, hour, reason
+    UNION ALL
+    SELECT org_id, toDateTime(intDiv(toUInt32(first), 3600) * 3600) AS hour, reason, toUInt64(0) AS a, toInt64(0) AS c,
+        count() AS r
+    FROM (SELECT org_id, request_id, reason, min(time) AS first FROM attempts WHERE reason != '' GROUP BY org_id, request_id, reason)
+    GROUP BY org_id, hour, reason
+)
+GROUP BY org_id, hour, reason
+;;
+INSERT INTO attempts_daily_reason_exact
+SELECT org_id, toDateTime(intDiv(toUInt32(hour), 86400) * 86400) AS day, reason, sum(attempts), sum(cost_micros), sum(requests)
+FROM attempts_hourly_reason_exact
+GROUP BY org_id, day, reason

@@ -1,14 +1,18 @@
--- Synthesizes the scale benchmark's rows (see scale_test.go): {rows} requests over
--- {days} days ending at {end_ms}, {orgs_small} organisations and {big_org}, which holds {big_fifths}
--- request in five and about 1.3 attempts per request (the benchmark then replays
--- 0.5% of org-big's requests through the Store, as a spill replay would). Placeholders in
--- braces are replaced before the statements run; statements are separated by ';;'.
+-- Synthesizes the scale benchmark's rows (see scale_test.go): request number n of {rows}
+-- over {days} days ending at {end_ms} (n = 0 the oldest), for the n in [{first}, {first} + {count}),
+-- {orgs_small} organisations and {big_org}, which holds {big_fifths} request in five, and about
+-- 1.3 attempts per request, a failed one the request's only attempt with its reason, so
+-- marked as the one that counts the request under it (counts_request; the benchmark then replays 0.5% of org-big's requests through the
+-- Store, as a spill replay would). Event ids are ev-{run}-n. The attempts are those of the
+-- requests in [{lo_ms}, {hi_ms}), the chunk's time span, so chunks run in parallel and a later
+-- run adds the rows from the last one's end to now. Placeholders in braces are replaced before
+-- the statements run; statements are separated by ';;'.
 INSERT INTO requests (event_id, time, time_ms, request_id, org_id, key_id, end_user, session, format,
     requested_model, served_model, provider, route_kind, decision, cache_hit, stream, fallback, attempts,
     input_tokens, output_tokens, cache_read, cache_write, reasoning, cost_micros, baseline_micros, savings_micros,
     latency_ms, ttfb_ms, status, error_code)
 SELECT
-    concat('ev-', toString(number)) AS event_id,
+    concat('ev-{run}-', toString(number)) AS event_id,
     toDateTime(intDiv(t, 1000)) AS time,
     t AS time_ms,
     lower(concat(substring(hex(toUInt64(t)), 1, 8), '-', substring(hex(toUInt64(t)), 9, 4), '-7',
@@ -40,18 +44,22 @@ SELECT
     toInt32(if(intDiv(h, 41) % 50 = 0, 502, 200)) AS status,
     if(intDiv(h, 41) % 50 = 0, 'dispatch.attempts_exhausted', '') AS error_code
 FROM (
-    SELECT number, cityHash64(number) AS h, toString(generateUUIDv4()) AS u,
+    SELECT {first} + i AS number, cityHash64(number) AS h, toString(generateUUIDv4()) AS u,
         toInt64({end_ms}) - toInt64({days} * 86400000) + toInt64(intDiv(number * ({days} * 86400000), {rows})) AS t
-    FROM numbers({rows})
+    FROM (SELECT number AS i FROM numbers({count}))
 );;
 INSERT INTO attempts (event_id, time, time_ms, org_id, key_id, request_id, operation_id, purpose, policy_id,
     bundle_id, bundle_revision, attempt_index, model, provider, upstream, credential_id, outcome, reason, status,
-    latency_ms, ttfb_ms, input_tokens, output_tokens, cache_read, cache_write, reasoning, cost_micros, stream)
+    latency_ms, ttfb_ms, input_tokens, output_tokens, cache_read, cache_write, reasoning, cost_micros, stream,
+    counts_request)
 SELECT
     concat(event_id, '-a', toString(idx)), time, time_ms, org_id, key_id, request_id, concat(request_id, '/0'), 'main',
     'default', 'default', '1', toInt32(idx), served_model, provider, served_model, 'cred-1',
     if(idx + 1 < attempts, 'failed', 'served'),
     if(idx + 1 < attempts, ['upstream_5xx', 'upstream_rate_limited', 'transport', 'first_byte_timeout'][cityHash64(event_id) % 4 + 1], ''),
     toInt32(if(idx + 1 < attempts, 503, status)), latency_ms, ttfb_ms, input_tokens, output_tokens, cache_read,
-    cache_write, reasoning, if(idx + 1 < attempts, toInt64(0), cost_micros), stream
+    cache_write, reasoning, if(idx + 1 < attempts, toInt64(0), cost_micros), stream,
+    toUInt8(idx + 1 < attempts)
 FROM requests ARRAY JOIN range(toUInt64(attempts)) AS idx
+WHERE time >= toDateTime(intDiv({lo_ms}, 1000)) AND time <= toDateTime(intDiv({hi_ms}, 1000))
+    AND time_ms >= {lo_ms} AND time_ms < {hi_ms}
