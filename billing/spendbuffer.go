@@ -96,9 +96,11 @@ type SpendAdd struct {
 
 // ManyAdder is an optional ability of a SpendStore: many Adds in a few
 // calls. AddMany applies adds (no two with the same scope and period) in
-// order, in chunks each applied atomically, and returns how many of them,
-// counted from the first, were applied when it stopped at an error (all
-// of them when the error is nil).
+// order, in chunks, and returns how many of them, counted from the first,
+// were applied when it stopped at an error (all of them when the error is
+// nil). A store that applies part of a chunk moves the applied adds of
+// adds[n:] to its front first, so adds[n:] is exactly what was not
+// applied.
 type ManyAdder interface {
 	AddMany(ctx context.Context, adds []SpendAdd) (int, error)
 }
@@ -269,7 +271,8 @@ func (b *SpendBuffer) write(ctx context.Context, batch map[spendSlot]int64) (map
 		if err == nil {
 			return failed, nil
 		}
-		for _, slot := range slots[max(0, min(n, len(slots))):] {
+		for _, a := range adds[max(0, min(n, len(adds))):] {
+			slot := spendSlot{a.Scope, a.PeriodStart.Unix()}
 			failed[slot] = batch[slot]
 		}
 		return failed, []error{err}

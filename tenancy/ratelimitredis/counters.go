@@ -74,22 +74,33 @@ const addManyChunk = 256
 
 // AddMany adds to many counters (and sets their expiry), one MULTI per 256
 // of them, in the order given; it returns how many were written before an
-// error.
+// error, having moved those Redis applied in the failed MULTI to its front.
 func (c *Counters) AddMany(ctx context.Context, adds []billing.SpendAdd) (int, error) {
 	done := 0
 	for done < len(adds) {
 		chunk := adds[done:min(len(adds), done+addManyChunk)]
 		now := c.now()
+		incrs := make([]*redis.IntCmd, len(chunk))
 		_, err := c.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
-			for _, a := range chunk {
+			for i, a := range chunk {
 				k := c.key(a.Scope, a.PeriodStart)
-				p.IncrBy(ctx, k, a.Micros)
+				incrs[i] = p.IncrBy(ctx, k, a.Micros)
 				p.PExpire(ctx, k, max(ttl(a.PeriodStart, now), time.Second))
 			}
 			return nil
 		})
 		if err != nil {
-			return done, fmt.Errorf("ratelimitredis: add %d counters: %w", len(chunk), err)
+			// Redis runs the rest of a MULTI when one command fails (a key
+			// holding no integer): the INCRBYs that answered were applied.
+			// They go first, so the caller retries only the others.
+			applied := 0
+			for i, cmd := range incrs {
+				if cmd.Err() == nil {
+					chunk[applied], chunk[i] = chunk[i], chunk[applied]
+					applied++
+				}
+			}
+			return done + applied, fmt.Errorf("ratelimitredis: add %d counters: %w", len(chunk)-applied, err)
 		}
 		done += len(chunk)
 	}

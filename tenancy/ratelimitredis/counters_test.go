@@ -216,3 +216,33 @@ func TestCountersInChunks(t *testing.T) {
 		t.Fatalf("PTTL = %s (%v), want about %s", ttl, err, left)
 	}
 }
+
+// TestFlushWithOneBadCounterCountsTheOthersOnce: Redis refuses one counter
+// of a MULTI (a key holding no integer) and runs the others; a buffer
+// flushing through AddMany keeps retrying only the refused one, so each
+// other counter holds its amount once however many flushes fail.
+func TestFlushWithOneBadCounterCountsTheOthersOnce(t *testing.T) {
+	ctx := context.Background()
+	rdb, prefix := openRedis(t)
+	c := ratelimitredis.New(rdb, prefix)
+	w := time.Now().UTC().Truncate(time.Minute)
+	if err := rdb.Set(ctx, prefix+"rl:r:b:"+strconv.FormatInt(w.Unix()/60, 10), "not a number", time.Hour).Err(); err != nil {
+		t.Fatal(err)
+	}
+	buf := billing.NewSpendBuffer(c, billing.SpendBufferConfig{})
+	for _, s := range []string{"r:a", "r:b", "r:c"} {
+		_ = buf.Add(ctx, s, w, 5)
+	}
+	for range 3 {
+		if err := buf.Flush(ctx); err == nil {
+			t.Fatal("flush over a counter Redis refuses succeeded")
+		}
+	}
+	got, err := c.SpentMany(ctx, w, []string{"r:a", "r:c"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got["r:a"] != 5 || got["r:c"] != 5 {
+		t.Fatalf("after 3 failed flushes r:a = %d, r:c = %d; want 5 each (written once)", got["r:a"], got["r:c"])
+	}
+}
