@@ -223,7 +223,8 @@ func TestCountersInChunks(t *testing.T) {
 // other counter holds its amount once however many flushes fail.
 func TestFlushWithOneBadCounterCountsTheOthersOnce(t *testing.T) {
 	ctx := context.Background()
-	rdb, prefix := openRedis(t)
+	r := testdb.NewRedis(t)
+	rdb, prefix := r.Client, r.Prefix
 	c := ratelimitredis.New(rdb, prefix)
 	w := time.Now().UTC().Truncate(time.Minute)
 	if err := rdb.Set(ctx, prefix+"rl:r:b:"+strconv.FormatInt(w.Unix()/60, 10), "not a number", time.Hour).Err(); err != nil {
