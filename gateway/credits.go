@@ -186,7 +186,9 @@ func (s creditStage) finish(ctx context.Context, p *pass, _ error) {
 	defer cancel()
 	if st := p.res.sessionOrNil(); st != nil {
 		if sum := st.summary.Load(); sum != nil && ct.funding.BYOK[sum.Served.Provider] {
-			s.chargeFee(ctx, p, sum.Served.Model, s.pricer.CostMicros(sum.Served, sum.Usage))
+			// Its own request id: the ledger keeps one debit per request id,
+			// and the turn's own settlement or fee holds p's.
+			s.chargeFee(ctx, p, handoverRequestID(p.t.RequestID), sum.Served.Model, s.pricer.CostMicros(sum.Served, sum.Usage))
 		}
 	}
 	served := p.result != nil && p.result.Shared == dispatch.SharedNone && p.result.Attempts > 0
@@ -200,16 +202,20 @@ func (s creditStage) finish(ctx context.Context, p *pass, _ error) {
 		retryLedger(ctx, func(ctx context.Context) error { return s.credits.Release(ctx, ct.hold) })
 	}
 	if served && !platform && ct.funding.BYOK[p.result.Served.Provider] {
-		s.chargeFee(ctx, p, p.result.Served.Model, p.rec.CostMicros)
+		s.chargeFee(ctx, p, p.t.RequestID, p.result.Served.Model, p.rec.CostMicros)
 	}
 }
 
-// chargeFee debits the plan's BYOK fee on a call of p's turn to model that
-// cost costMicros at catalog prices.
-func (s creditStage) chargeFee(ctx context.Context, p *pass, model string, costMicros int64) {
+// chargeFee debits, under requestID, the plan's BYOK fee on a call of p's
+// turn to model that cost costMicros at catalog prices.
+func (s creditStage) chargeFee(ctx context.Context, p *pass, requestID, model string, costMicros int64) {
 	use := credits.Use{Micros: p.credit.funding.Plan.Fee(costMicros), Model: model, KeyID: p.t.Caller.KeyID}
-	retryLedger(ctx, func(ctx context.Context) error { return s.credits.ChargeFee(ctx, p.t.Caller.OrgID, p.t.RequestID, use) })
+	retryLedger(ctx, func(ctx context.Context) error { return s.credits.ChargeFee(ctx, p.t.Caller.OrgID, requestID, use) })
 }
+
+// handoverRequestID is the ledger request id of the fee on requestID's
+// handover summary call (one debit per request id: the turn keeps its own).
+func handoverRequestID(requestID string) string { return requestID + ":handover" }
 
 // ledgerTries bounds the attempts at ending a turn's hold (a settlement or
 // a release) or a BYOK fee. Each is idempotent (one debit per request id; a
