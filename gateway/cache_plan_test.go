@@ -96,3 +96,42 @@ func TestCacheFollowsThePlan(t *testing.T) {
 		})
 	}
 }
+
+// TestCacheMissesAProviderDroppedFromThePlan: a plan narrowed from openai
+// and anthropic to openai alone no longer lets a platform credential serve
+// claude-haiku-4-5 (a fresh turn is refused a credential), so the answer
+// cached from it on the wider plan is a miss too, not served from the
+// cache.
+func TestCacheMissesAProviderDroppedFromThePlan(t *testing.T) {
+	store := storedSignal{routing.NewMemoryCacheStore(0, 0, nil), make(chan struct{}, 4)}
+	cache, err := routing.NewCache(store, nil, routing.CacheConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fc := &fakeCredits{funding: Funding{Plan: &credits.Plan{ID: "wide", Providers: []string{"openai", "anthropic"}, MultiplierBP: 10000}}, balance: 1 << 40}
+	ex := &platformExec{}
+	s := testService(t, Config{}, Deps{Executor: ex, Routers: StaticRouters{Router: preferRouter{"claude-haiku-4-5"}}},
+		WithCache(cache), WithCredits(fc), WithProviders(fixedProviders{"openai": true, "anthropic": true}))
+	turn := func() *Turn {
+		return &Turn{RequestID: "req_1", Received: time.Now(), Format: llm.FormatChat, Header: http.Header{},
+			Body:   []byte(`{"model":"claude-haiku-4-5","messages":[{"role":"user","content":"what is a loom?"}]}`),
+			Caller: Caller{OrgID: "org", KeyID: "key", Scopes: []string{"inference"}}}
+	}
+	if err := s.Serve(context.Background(), turn(), &captureOutput{}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-store.stored:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the first answer was never cached")
+	}
+	fc.funding = Funding{Plan: &credits.Plan{ID: "narrow", Providers: []string{"openai"}, MultiplierBP: 10000}}
+	out := &captureOutput{}
+	_ = s.Serve(context.Background(), turn(), out) // a fresh turn finds no credential; only the cache could answer
+	if out.served.Route == RouteCache {
+		t.Fatalf("served %s from the cache after anthropic left the plan", out.served.Model)
+	}
+	if ex.runs != 2 {
+		t.Errorf("upstream calls %d, want 2 (the second turn not answered from the cache)", ex.runs)
+	}
+}
