@@ -10,21 +10,34 @@ import (
 	"time"
 
 	"github.com/heddle-gw/heddle/credits"
-	"github.com/heddle-gw/heddle/credits/sqlstore"
-	"github.com/heddle-gw/heddle/internal/testdb"
 	"github.com/heddle-gw/heddle/llm"
 	"github.com/heddle-gw/heddle/routing"
 	"github.com/heddle-gw/heddle/routing/routingtest"
 )
 
-// ledgerCredits is the credits service over a real ledger, with a fixed
-// funding (as app's creditFunding adds the plan and BYOK set).
+// ledgerCredits is fakeCredits that keeps, as the ledger does
+// (credit_ledger_debit_key), one debit per organisation and request id: a
+// later settlement or fee of the same request adds nothing.
 type ledgerCredits struct {
-	*credits.Service
-	funding Funding
+	fakeCredits
+	debits map[string]int64 // by org and request id
 }
 
-func (l ledgerCredits) Funding(context.Context, string) (Funding, error) { return l.funding, nil }
+func (l *ledgerCredits) debit(org, req string, micros int64) {
+	if _, ok := l.debits[org+"|"+req]; !ok && micros > 0 {
+		l.debits[org+"|"+req] = micros
+	}
+}
+
+func (l *ledgerCredits) Settle(ctx context.Context, r *credits.Reservation, u credits.Use) error {
+	l.debit(r.OrgID, r.RequestID, u.Micros)
+	return l.fakeCredits.Settle(ctx, r, u)
+}
+
+func (l *ledgerCredits) ChargeFee(ctx context.Context, org, req string, u credits.Use) error {
+	l.debit(org, req, u.Micros)
+	return l.fakeCredits.ChargeFee(ctx, org, req, u)
+}
 
 // TestHandoverSummaryFeeKeepsTheTurnsDebit: the ledger takes one debit per
 // (organisation, request id), so the handover summary's BYOK fee must not
@@ -32,15 +45,7 @@ func (l ledgerCredits) Funding(context.Context, string) (Funding, error) { retur
 // was silently dropped as a duplicate.
 func TestHandoverSummaryFeeKeepsTheTurnsDebit(t *testing.T) {
 	ctx := context.Background()
-	d := testdb.SQLite(t)
 	now := time.Now()
-	if err := d.DB.Exec("INSERT INTO orgs (id, name, slug, created_at, updated_at) VALUES ('org', 'org', 'org', ?, ?)", now.UTC(), now.UTC()).Error; err != nil {
-		t.Fatal(err)
-	}
-	svc := credits.NewService(sqlstore.New(d.DB), credits.Config{})
-	if _, _, err := svc.Credit(ctx, credits.CreditInput{OrgID: "org", Kind: credits.KindGrant, AmountMicros: 1 << 40, Actor: "op"}); err != nil {
-		t.Fatal(err)
-	}
 	pins := routingtest.NewPinStore(nil)
 	key := routing.PinKey{OrgID: "org", KeyID: "key", Session: "s1", Role: "main"}
 	if err := pins.Put(ctx, key, routing.Pin{Model: "gemini-2.5-flash", Turns: 12, LastInputTokens: 20000, Created: now, Updated: now}, 0); err != nil {
@@ -49,8 +54,9 @@ func TestHandoverSummaryFeeKeepsTheTurnsDebit(t *testing.T) {
 	byok := map[string]bool{"openai": true, "anthropic": true}
 	plan := &credits.Plan{ID: "p", Providers: []string{"openai"}, MultiplierBP: 10000, BYOKFeeBP: 5000}
 	ex := &summaryExec{platformExec: platformExec{byok: byok}}
+	lc := &ledgerCredits{fakeCredits: fakeCredits{funding: Funding{Plan: plan, BYOK: byok}, balance: 1 << 40}, debits: map[string]int64{}}
 	s := testService(t, Config{}, Deps{Executor: ex, Routers: StaticRouters{Router: preferRouter{"claude-haiku-4-5"}}},
-		WithPins(pins, routing.HandoverConfig{}), WithCredits(ledgerCredits{Service: svc, funding: Funding{Plan: plan, BYOK: byok}}),
+		WithPins(pins, routing.HandoverConfig{}), WithCredits(lc),
 		WithProviders(fixedProviders{"openai": true, "anthropic": true}))
 	var msgs []map[string]string
 	for i := range 16 {
@@ -75,15 +81,9 @@ func TestHandoverSummaryFeeKeepsTheTurnsDebit(t *testing.T) {
 	}
 	pricer := Pricer{Catalog: s.d.Catalog}
 	sumFee := plan.Fee(pricer.CostMicros(ex.summaries[0], llm.Usage{Input: 200_000, Output: 2_000}))
-	es, err := svc.Entries(ctx, "org", credits.EntryQuery{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	var debits []int64
-	for _, e := range es {
-		if e.Kind == credits.KindDebit {
-			debits = append(debits, -e.AmountMicros)
-		}
+	for _, micros := range lc.debits {
+		debits = append(debits, micros)
 	}
 	if len(debits) != 2 || (debits[0] != sumFee && debits[1] != sumFee) || sumFee <= 0 {
 		t.Fatalf("fee debits %v, want two: the summary's %d and the turn's", debits, sumFee)
