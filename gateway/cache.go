@@ -46,7 +46,8 @@ func (s cacheStage) run(ctx context.Context, p *pass) error {
 	if err != nil {
 		s.logger.WarnContext(ctx, "cache lookup failed", "err", err)
 	}
-	if (hit.Kind == routing.HitExact || hit.Kind == routing.HitSemantic) && !s.servable(p.credit.funding, entry) {
+	if bindable := p.credit.funding.bindable(); bindable != nil && (hit.Kind == routing.HitExact || hit.Kind == routing.HitSemantic) &&
+		!bindable(entry.Provider, entry.Model) {
 		// Served by a model the plan (read by the plan stage, before this
 		// lookup) no longer covers: answered afresh, and stored over.
 		hit.Kind, hit.Reason = routing.HitMiss, "not_on_plan"
@@ -57,24 +58,6 @@ func (s cacheStage) run(ctx context.Context, p *pass) error {
 	}
 	p.answered, p.response = true, entry.Response
 	return s.serve(p, entry, hit)
-}
-
-// servable reports whether a fresh turn under f could have been served as e
-// was: without a plan always; a catalog model on a catalog provider only on
-// the organisation's own credential or a platform credential the plan
-// allows for it (a provider the plan no longer names at all has no
-// credential for it, see Funding.allows); any other (its own models) as
-// routing binds it.
-func (s cacheStage) servable(f Funding, e routing.Entry) bool {
-	if f.Plan == nil {
-		return true
-	}
-	if _, err := s.catalog.Provider(e.Provider); err == nil {
-		if _, err := s.catalog.Lookup(e.Model); err == nil {
-			return f.BYOK[e.Provider] || f.Plan.AllowsPlatform(e.Provider, e.Model)
-		}
-	}
-	return f.allows(e.Provider, e.Model)
 }
 
 // settingsRevision names the version of the organisation's settings.

@@ -98,10 +98,11 @@ func TestCacheFollowsThePlan(t *testing.T) {
 }
 
 // TestCacheMissesAProviderDroppedFromThePlan: a plan narrowed from openai
-// and anthropic to openai alone no longer lets a platform credential serve
-// claude-haiku-4-5 (a fresh turn is refused a credential), so the answer
-// cached from it on the wider plan is a miss too, not served from the
-// cache.
+// and anthropic to openai alone covers claude-haiku-4-5 no more (anthropic
+// is a catalog provider the plan no longer names, and the organisation has
+// no credential of its own for it), so the answer cached from it on the
+// wider plan is not served: the turn is refused as off the plan, nothing
+// sent upstream.
 func TestCacheMissesAProviderDroppedFromThePlan(t *testing.T) {
 	store := storedSignal{routing.NewMemoryCacheStore(0, 0, nil), make(chan struct{}, 4)}
 	cache, err := routing.NewCache(store, nil, routing.CacheConfig{})
@@ -127,11 +128,11 @@ func TestCacheMissesAProviderDroppedFromThePlan(t *testing.T) {
 	}
 	fc.funding = Funding{Plan: &credits.Plan{ID: "narrow", Providers: []string{"openai"}, MultiplierBP: 10000}}
 	out := &captureOutput{}
-	_ = s.Serve(context.Background(), turn(), out) // a fresh turn finds no credential; only the cache could answer
-	if out.served.Route == RouteCache {
-		t.Fatalf("served %s from the cache after anthropic left the plan", out.served.Model)
+	err = s.Serve(context.Background(), turn(), out)
+	if !errors.Is(err, ErrNotOnPlan) || out.served.Route == RouteCache || out.commits != 0 {
+		t.Fatalf("second turn: err %v, route %s model %s, %d commits; want ErrNotOnPlan, nothing written", err, out.served.Route, out.served.Model, out.commits)
 	}
-	if ex.runs != 2 {
-		t.Errorf("upstream calls %d, want 2 (the second turn not answered from the cache)", ex.runs)
+	if ex.runs != 1 {
+		t.Errorf("upstream calls %d, want 1 (the first turn's only)", ex.runs)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/heddle-gw/heddle/catalog"
 	"github.com/heddle-gw/heddle/credits"
 	"github.com/heddle-gw/heddle/dispatch"
 )
@@ -37,15 +38,29 @@ type Funding struct {
 	// BYOK holds the catalog provider names the organisation has its own
 	// credential for (BYOK wins over platform credentials).
 	BYOK map[string]bool
+	// catalog, set as the gateway reads the funding, tells the catalog's
+	// providers (which a plan not naming them forbids) from an own model's.
+	catalog *catalog.Catalog
 }
 
 // allows reports whether a target of model on provider may run under f:
 // on the organisation's own credential, on a platform credential the plan
-// allows for model, or on a provider the plan does not name at all (its
-// own models' providers; a missing credential fails at dispatch). A plan
-// that names provider for other models only forbids it.
+// allows for model, or on a provider that is neither a catalog provider
+// nor named by the plan (its own models' providers; a missing credential
+// fails at dispatch). A plan that names provider for other models only, or
+// does not name a catalog provider (one a downgrade dropped), forbids it.
 func (f Funding) allows(provider, model string) bool {
-	return f.Plan == nil || f.BYOK[provider] || f.Plan.AllowsPlatform(provider, model) || !f.Plan.ListsProvider(provider)
+	return f.Plan == nil || f.BYOK[provider] || f.Plan.AllowsPlatform(provider, model) ||
+		!f.Plan.ListsProvider(provider) && !f.catalogProvider(provider)
+}
+
+// catalogProvider reports whether provider is one of the catalog's.
+func (f Funding) catalogProvider(provider string) bool {
+	if f.catalog == nil {
+		return false
+	}
+	_, err := f.catalog.Provider(provider)
+	return err == nil
 }
 
 // WithCredits adds the credits stage: before dispatch it reserves the
@@ -111,7 +126,7 @@ type creditStage struct {
 }
 
 func (s creditStage) run(ctx context.Context, p *pass) error {
-	f, err := fundingOf(ctx, s.credits, p)
+	f, err := fundingOf(ctx, s.credits, s.pricer.Catalog, p)
 	if err != nil {
 		return err
 	}
