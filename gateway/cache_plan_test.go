@@ -96,3 +96,43 @@ func TestCacheFollowsThePlan(t *testing.T) {
 		})
 	}
 }
+
+// TestCacheMissesAProviderDroppedFromThePlan: a plan narrowed from openai
+// and anthropic to openai alone covers claude-haiku-4-5 no more (anthropic
+// is a catalog provider the plan no longer names, and the organisation has
+// no credential of its own for it), so the answer cached from it on the
+// wider plan is not served: the turn is refused as off the plan, nothing
+// sent upstream.
+func TestCacheMissesAProviderDroppedFromThePlan(t *testing.T) {
+	store := storedSignal{routing.NewMemoryCacheStore(0, 0, nil), make(chan struct{}, 4)}
+	cache, err := routing.NewCache(store, nil, routing.CacheConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fc := &fakeCredits{funding: Funding{Plan: &credits.Plan{ID: "wide", Providers: []string{"openai", "anthropic"}, MultiplierBP: 10000}}, balance: 1 << 40}
+	ex := &platformExec{}
+	s := testService(t, Config{}, Deps{Executor: ex, Routers: StaticRouters{Router: preferRouter{"claude-haiku-4-5"}}},
+		WithCache(cache), WithCredits(fc), WithProviders(fixedProviders{"openai": true, "anthropic": true}))
+	turn := func() *Turn {
+		return &Turn{RequestID: "req_1", Received: time.Now(), Format: llm.FormatChat, Header: http.Header{},
+			Body:   []byte(`{"model":"claude-haiku-4-5","messages":[{"role":"user","content":"what is a loom?"}]}`),
+			Caller: Caller{OrgID: "org", KeyID: "key", Scopes: []string{"inference"}}}
+	}
+	if err := s.Serve(context.Background(), turn(), &captureOutput{}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-store.stored:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the first answer was never cached")
+	}
+	fc.funding = Funding{Plan: &credits.Plan{ID: "narrow", Providers: []string{"openai"}, MultiplierBP: 10000}}
+	out := &captureOutput{}
+	err = s.Serve(context.Background(), turn(), out)
+	if !errors.Is(err, ErrNotOnPlan) || out.served.Route == RouteCache || out.commits != 0 {
+		t.Fatalf("second turn: err %v, route %s model %s, %d commits; want ErrNotOnPlan, nothing written", err, out.served.Route, out.served.Model, out.commits)
+	}
+	if ex.runs != 1 {
+		t.Errorf("upstream calls %d, want 1 (the first turn's only)", ex.runs)
+	}
+}

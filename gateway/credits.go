@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/heddle-gw/heddle/catalog"
 	"github.com/heddle-gw/heddle/credits"
 	"github.com/heddle-gw/heddle/dispatch"
 )
@@ -37,15 +38,29 @@ type Funding struct {
 	// BYOK holds the catalog provider names the organisation has its own
 	// credential for (BYOK wins over platform credentials).
 	BYOK map[string]bool
+	// catalog, set as the gateway reads the funding, tells the catalog's
+	// providers (which a plan not naming them forbids) from an own model's.
+	catalog *catalog.Catalog
 }
 
 // allows reports whether a target of model on provider may run under f:
 // on the organisation's own credential, on a platform credential the plan
-// allows for model, or on a provider the plan does not name at all (its
-// own models' providers; a missing credential fails at dispatch). A plan
-// that names provider for other models only forbids it.
+// allows for model, or on a provider that is neither a catalog provider
+// nor named by the plan (its own models' providers; a missing credential
+// fails at dispatch). A plan that names provider for other models only, or
+// does not name a catalog provider (one a downgrade dropped), forbids it.
 func (f Funding) allows(provider, model string) bool {
-	return f.Plan == nil || f.BYOK[provider] || f.Plan.AllowsPlatform(provider, model) || !f.Plan.ListsProvider(provider)
+	return f.Plan == nil || f.BYOK[provider] || f.Plan.AllowsPlatform(provider, model) ||
+		!f.Plan.ListsProvider(provider) && !f.catalogProvider(provider)
+}
+
+// catalogProvider reports whether provider is one of the catalog's.
+func (f Funding) catalogProvider(provider string) bool {
+	if f.catalog == nil {
+		return false
+	}
+	_, err := f.catalog.Provider(provider)
+	return err == nil
 }
 
 // WithCredits adds the credits stage: before dispatch it reserves the
@@ -111,7 +126,7 @@ type creditStage struct {
 }
 
 func (s creditStage) run(ctx context.Context, p *pass) error {
-	f, err := fundingOf(ctx, s.credits, p)
+	f, err := fundingOf(ctx, s.credits, s.pricer.Catalog, p)
 	if err != nil {
 		return err
 	}
@@ -186,7 +201,9 @@ func (s creditStage) finish(ctx context.Context, p *pass, _ error) {
 	defer cancel()
 	if st := p.res.sessionOrNil(); st != nil {
 		if sum := st.summary.Load(); sum != nil && ct.funding.BYOK[sum.Served.Provider] {
-			s.chargeFee(ctx, p, sum.Served.Model, s.pricer.CostMicros(sum.Served, sum.Usage))
+			// Its own request id: the ledger keeps one debit per request id,
+			// and the turn's own settlement or fee holds p's.
+			s.chargeFee(ctx, p, handoverRequestID(p.t.RequestID), sum.Served.Model, s.pricer.CostMicros(sum.Served, sum.Usage))
 		}
 	}
 	served := p.result != nil && p.result.Shared == dispatch.SharedNone && p.result.Attempts > 0
@@ -200,16 +217,20 @@ func (s creditStage) finish(ctx context.Context, p *pass, _ error) {
 		retryLedger(ctx, func(ctx context.Context) error { return s.credits.Release(ctx, ct.hold) })
 	}
 	if served && !platform && ct.funding.BYOK[p.result.Served.Provider] {
-		s.chargeFee(ctx, p, p.result.Served.Model, p.rec.CostMicros)
+		s.chargeFee(ctx, p, p.t.RequestID, p.result.Served.Model, p.rec.CostMicros)
 	}
 }
 
-// chargeFee debits the plan's BYOK fee on a call of p's turn to model that
-// cost costMicros at catalog prices.
-func (s creditStage) chargeFee(ctx context.Context, p *pass, model string, costMicros int64) {
+// chargeFee debits, under requestID, the plan's BYOK fee on a call of p's
+// turn to model that cost costMicros at catalog prices.
+func (s creditStage) chargeFee(ctx context.Context, p *pass, requestID, model string, costMicros int64) {
 	use := credits.Use{Micros: p.credit.funding.Plan.Fee(costMicros), Model: model, KeyID: p.t.Caller.KeyID}
-	retryLedger(ctx, func(ctx context.Context) error { return s.credits.ChargeFee(ctx, p.t.Caller.OrgID, p.t.RequestID, use) })
+	retryLedger(ctx, func(ctx context.Context) error { return s.credits.ChargeFee(ctx, p.t.Caller.OrgID, requestID, use) })
 }
+
+// handoverRequestID is the ledger request id of the fee on requestID's
+// handover summary call (one debit per request id: the turn keeps its own).
+func handoverRequestID(requestID string) string { return requestID + ":handover" }
 
 // ledgerTries bounds the attempts at ending a turn's hold (a settlement or
 // a release) or a BYOK fee. Each is idempotent (one debit per request id; a

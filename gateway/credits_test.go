@@ -111,8 +111,8 @@ func TestCreditsStage(t *testing.T) {
 			wantErr: credits.ErrInsufficientCredits},
 		{name: "failed call releases everything", funding: Funding{Plan: plan}, balance: 1 << 40, fail: errors.New("upstream 500"),
 			wantErr: errors.New(""), wantRuns: 1, wantReserved: 1, wantReleased: 1},
-		{name: "model not on the plan: its platform targets are dropped", funding: Funding{Plan: narrow}, balance: 1 << 40,
-			wantErr: dispatch.ErrNotConfigured, wantRuns: 1},
+		{name: "model not on the plan: refused, nothing sent upstream (its other providers are catalog ones the plan does not name)",
+			funding: Funding{Plan: narrow}, balance: 1 << 40, wantErr: ErrNotOnPlan},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			fc := &fakeCredits{funding: tt.funding, balance: tt.balance}

@@ -60,7 +60,7 @@ func (s *Service) ListModels(ctx context.Context, c Caller) ([]ModelEntry, error
 	if err != nil {
 		return nil, err
 	}
-	f, err := funding(ctx, s.route.credits, c.OrgID)
+	f, err := funding(ctx, s.route.credits, s.d.Catalog, c.OrgID)
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/heddle-gw/heddle/catalog"
@@ -86,5 +87,30 @@ func TestListModelsFollowsThePlan(t *testing.T) {
 	}
 	if !slices.ContainsFunc(all, func(e ModelEntry) bool { return e.Model.ID == "mini" }) || len(all) <= len(entries) {
 		t.Fatalf("without a plan: %d entries, want more than %d and the alias mini", len(all), len(entries))
+	}
+}
+
+// TestListModelsDropsAProviderOffThePlan: a plan that names openai alone
+// lists no anthropic model, though a platform anthropic credential exists
+// (it serves another plan) and the organisation has none of its own.
+func TestListModelsDropsAProviderOffThePlan(t *testing.T) {
+	s := testService(t, Config{}, Deps{Routers: fakeRouters{err: fmt.Errorf("%w: %w", routing.ErrUnavailable, routing.ErrNoBundle)}},
+		WithProviders(fixedProviders{"anthropic": true, "openai": true}),
+		WithCredits(&fakeCredits{funding: Funding{Plan: &credits.Plan{ID: "openai-only", Providers: []string{"openai"}}}}))
+	entries, err := s.ListModels(context.Background(), Caller{OrgID: "org"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	openai := 0
+	for _, e := range entries {
+		if strings.HasPrefix(e.Model.ID, "claude-") {
+			t.Errorf("listed %s off the plan", e.Model.ID)
+		}
+		if strings.HasPrefix(e.Model.ID, "gpt-") {
+			openai++
+		}
+	}
+	if openai == 0 {
+		t.Fatalf("no openai model listed: %d entries", len(entries))
 	}
 }

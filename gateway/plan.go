@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/heddle-gw/heddle/catalog"
 	"github.com/heddle-gw/heddle/dispatch"
 )
 
@@ -14,10 +15,13 @@ import (
 // no entry whose model the plan no longer covers, the route stage offers
 // the router only covered models, the credits stage reserves for them. So
 // a plan downgrade applies to the next request, cached answers included.
-type planStage struct{ credits Credits }
+type planStage struct {
+	credits Credits
+	catalog *catalog.Catalog
+}
 
 func (s planStage) run(ctx context.Context, p *pass) error {
-	f, err := fundingOf(ctx, s.credits, p)
+	f, err := fundingOf(ctx, s.credits, s.catalog, p)
 	if err != nil {
 		return err
 	}
@@ -41,9 +45,9 @@ func (f Funding) bindable() func(provider, model string) bool {
 	return f.allows
 }
 
-// funding reads orgID's funding through c; the zero Funding (no plan)
-// without Credits.
-func funding(ctx context.Context, c Credits, orgID string) (Funding, error) {
+// funding reads orgID's funding through c, with cat's providers; the zero
+// Funding (no plan) without Credits.
+func funding(ctx context.Context, c Credits, cat *catalog.Catalog, orgID string) (Funding, error) {
 	if c == nil {
 		return Funding{}, nil
 	}
@@ -51,15 +55,16 @@ func funding(ctx context.Context, c Credits, orgID string) (Funding, error) {
 	if err != nil {
 		return Funding{}, fmt.Errorf("gateway: credits: %w", err)
 	}
+	f.catalog = cat
 	return f, nil
 }
 
 // fundingOf is the funding the plan stage read for p, else read now.
-func fundingOf(ctx context.Context, c Credits, p *pass) (Funding, error) {
+func fundingOf(ctx context.Context, c Credits, cat *catalog.Catalog, p *pass) (Funding, error) {
 	if p.credit.read {
 		return p.credit.funding, nil
 	}
-	f, err := funding(ctx, c, p.t.Caller.OrgID)
+	f, err := funding(ctx, c, cat, p.t.Caller.OrgID)
 	if err != nil {
 		return Funding{}, err
 	}

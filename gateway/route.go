@@ -29,7 +29,7 @@ func (s routeStage) run(ctx context.Context, p *pass) error {
 	var f Funding
 	if p.verdict.explicit == nil {
 		var err error
-		if f, err = fundingOf(ctx, s.credits, p); err != nil {
+		if f, err = fundingOf(ctx, s.credits, s.catalog, p); err != nil {
 			return err
 		}
 	}

@@ -127,7 +127,7 @@ func New(cfg Config, d Deps, opts ...Option) (*Service, error) {
 	}
 	s.in = append(s.in, decodeStage{codecs: d.Codecs}, s.policy)
 	if o.credits != nil {
-		s.in = append(s.in, planStage{credits: o.credits})
+		s.in = append(s.in, planStage{credits: o.credits, catalog: d.Catalog})
 	}
 	if o.content != nil {
 		keep := newContentStage(o.content, d.Logger)
@@ -225,7 +225,7 @@ func (s *Service) resolve(ctx context.Context, c Caller, req *llm.Request, org o
 	if err != nil {
 		return nil, err
 	}
-	f, err := funding(ctx, s.route.credits, c.OrgID)
+	f, err := funding(ctx, s.route.credits, s.d.Catalog, c.OrgID)
 	if err != nil {
 		return nil, err
 	}
