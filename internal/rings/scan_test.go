@@ -133,7 +133,9 @@ func checkFile(rel string, test bool, f *ast.File) []finding {
 }
 
 // testSupport are the internal packages any test may import.
-var testSupport = map[string]bool{"internal/testdb": true, "internal/golden": true, "internal/testwait": true}
+var testSupport = map[string]bool{
+	"internal/testdb": true, "internal/golden": true, "internal/testwait": true, "internal/scalesynth": true,
+}
 
 // testViolation is the rule for a test file's import: like violation, but
 // any test may use the <pkg>test fakes and the internal test support, and an
