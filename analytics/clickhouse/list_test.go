@@ -14,7 +14,9 @@ import (
 // organisation stops at the read budget with an empty page that says where
 // it stopped and continues older; following the continuations finds the
 // row exactly once and ends. Without the budget spent, the same search
-// finds it in one page, and a full page never says it stopped.
+// finds it in one page, and a full page never says it stopped. A row every
+// half second puts the rare row 25 minutes back: past the first window (a
+// minute), so only the widening finds it in one page.
 func TestListStopsAtReadBudget(t *testing.T) {
 	s := openFresh(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -26,7 +28,7 @@ func TestListStopsAtReadBudget(t *testing.T) {
 		if i == 2990 {
 			model = "rare"
 		}
-		reqs = append(reqs, analytics.Request{EventID: fmt.Sprintf("ev-%05d", i), Time: now.Add(-time.Duration(i) * 36 * time.Second),
+		reqs = append(reqs, analytics.Request{EventID: fmt.Sprintf("ev-%05d", i), Time: now.Add(-time.Duration(i) * 500 * time.Millisecond),
 			RequestID: fmt.Sprintf("r-%d", i), OrgID: "org-a", KeyID: "k", ServedModel: model, RouteKind: "explicit", Status: 200})
 	}
 	if err := s.InsertRequests(ctx, reqs); err != nil {
@@ -39,7 +41,7 @@ func TestListStopsAtReadBudget(t *testing.T) {
 		t.Fatalf("within the budget: %d rows, next %q, searched from %v, %v", len(page.Requests), page.Next, page.SearchedFrom, err)
 	}
 
-	s.SetListBudget(1) // the first window spends it
+	s.SetListBudget(1) // the first window (a minute: 120 rows) spends it
 	full, err := s.ListRequests(ctx, "org-a", analytics.RequestFilter{}, "", 50)
 	if err != nil || len(full.Requests) != 50 || full.Next == "" || !full.SearchedFrom.IsZero() {
 		t.Fatalf("a full page: %d rows, next %q, searched from %v, %v", len(full.Requests), full.Next, full.SearchedFrom, err)
