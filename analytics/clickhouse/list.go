@@ -32,16 +32,19 @@ const newestFirst = " ORDER BY time_ms DESC, event_id DESC LIMIT 1 BY event_id"
 
 // The explorer reads the newest window first and widens it by windowGrowth
 // until the page is full or the range is exhausted; its last window reaches
-// back to the range's start. A page of a busy organisation reads one hour
-// of rows, not the organisation. A filter that matches few rows would read
-// the whole organisation: after listReadBudget rows read the search stops
-// (the next window is narrowed to what is left of the budget, at the
-// density read so far) and the page says where it stopped (SearchedFrom)
-// and continues older (Next).
+// back to the range's start. The first window is a minute behind now (or
+// behind the cursor), so a page reads what it needs, not a fixed span of
+// the organisation: a busy organisation fills the page from its last
+// minute, a quiet one widens through 8 minutes, an hour, 8 hours, 3 days,
+// 23 days and half a year. A filter that matches few rows would read the
+// whole organisation: after listReadBudget rows read the search stops (the
+// next window is narrowed to what is left of the budget, at the density
+// read so far) and the page says where it stopped (SearchedFrom) and
+// continues older (Next).
 const (
-	firstWindowMs  = int64(time.Hour / time.Millisecond)
+	firstWindowMs  = int64(time.Minute / time.Millisecond)
 	windowGrowth   = 8
-	maxWindows     = 6
+	maxWindows     = 8
 	listReadBudget = 1_000_000
 	// futureSkew is how far ahead of this replica's clock another's rows
 	// may be.
@@ -63,7 +66,12 @@ func (s *Store) ListRequests(ctx context.Context, orgID string, f analytics.Requ
 	// end far in the future would spend the windows on empty time and
 	// leave the last one, which reaches back to the range's start, to read
 	// the organisation with no budget.
-	anchor := min(hi, s.now().Add(futureSkew).UnixMilli())
+	now := s.now()
+	anchor := min(hi, now.Add(futureSkew).UnixMilli())
+	// The first window's width is counted back from now, not from the
+	// skew's end: rows ahead of the clock are rare, so a minute counted
+	// from now + 5 min would mostly read empty time.
+	start := min(anchor, now.UnixMilli())
 	var read atomic.Int64 // rows ClickHouse read for this page
 	ctx = ch.Context(ctx, ch.WithProgress(func(p *ch.Progress) { read.Add(int64(p.Rows)) }))
 	var (
@@ -71,7 +79,7 @@ func (s *Store) ListRequests(ctx context.Context, orgID string, f analytics.Requ
 		stopped bool
 	)
 	width := firstWindowMs
-	lo := anchor - width
+	lo := start - width
 	for i := 1; ; i++ {
 		if i == maxWindows || lo <= lq.FromMs {
 			lo = lq.FromMs
@@ -105,7 +113,7 @@ func (s *Store) ListRequests(ctx context.Context, orgID string, f analytics.Requ
 		hi, width = lo, width*windowGrowth
 		if n := read.Load(); n > 0 {
 			// rows per millisecond so far, assumed for the next window
-			width = min(width, max(left*(anchor-hi)/n, firstWindowMs))
+			width = min(width, max(left*max(start-hi, 1)/n, firstWindowMs))
 		}
 		lo = hi - width
 	}

@@ -14,7 +14,10 @@ import (
 // organisation stops at the read budget with an empty page that says where
 // it stopped and continues older; following the continuations finds the
 // row exactly once and ends. Without the budget spent, the same search
-// finds it in one page, and a full page never says it stopped.
+// finds it in one page, and a full page never says it stopped. A row every
+// half second puts the rare row 25 minutes back: past the first window (a
+// minute), so only the widening finds it in one page; each page of the
+// continuations searches a minute further back.
 func TestListStopsAtReadBudget(t *testing.T) {
 	s := openFresh(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -26,7 +29,7 @@ func TestListStopsAtReadBudget(t *testing.T) {
 		if i == 2990 {
 			model = "rare"
 		}
-		reqs = append(reqs, analytics.Request{EventID: fmt.Sprintf("ev-%05d", i), Time: now.Add(-time.Duration(i) * 36 * time.Second),
+		reqs = append(reqs, analytics.Request{EventID: fmt.Sprintf("ev-%05d", i), Time: now.Add(-time.Duration(i) * 500 * time.Millisecond),
 			RequestID: fmt.Sprintf("r-%d", i), OrgID: "org-a", KeyID: "k", ServedModel: model, RouteKind: "explicit", Status: 200})
 	}
 	if err := s.InsertRequests(ctx, reqs); err != nil {
@@ -39,13 +42,13 @@ func TestListStopsAtReadBudget(t *testing.T) {
 		t.Fatalf("within the budget: %d rows, next %q, searched from %v, %v", len(page.Requests), page.Next, page.SearchedFrom, err)
 	}
 
-	s.SetListBudget(1) // the first window spends it
+	s.SetListBudget(1) // the first window (a minute: 120 rows) spends it
 	full, err := s.ListRequests(ctx, "org-a", analytics.RequestFilter{}, "", 50)
 	if err != nil || len(full.Requests) != 50 || full.Next == "" || !full.SearchedFrom.IsZero() {
 		t.Fatalf("a full page: %d rows, next %q, searched from %v, %v", len(full.Requests), full.Next, full.SearchedFrom, err)
 	}
 	var found []analytics.Request
-	cursor, pages := "", 0
+	cursor, pages, searched := "", 0, time.Now()
 	for {
 		p, err := s.ListRequests(ctx, "org-a", rare, cursor, 50)
 		if err != nil {
@@ -62,6 +65,12 @@ func TestListStopsAtReadBudget(t *testing.T) {
 		if p.SearchedFrom.IsZero() {
 			t.Fatalf("page %d of %d rows continues without saying where it stopped", pages, len(p.Requests))
 		}
+		// A page that spends the budget in its first window searched a
+		// minute behind now or its cursor, not an hour.
+		if p.SearchedFrom.Before(searched.Add(-2 * time.Minute)) {
+			t.Fatalf("page %d searched back to %v from %v: more than the first window", pages, p.SearchedFrom, searched)
+		}
+		searched = p.SearchedFrom
 		for _, r := range p.Requests {
 			if r.Time.Before(p.SearchedFrom) {
 				t.Fatalf("page %d holds a row at %v, older than where it stopped (%v)", pages, r.Time, p.SearchedFrom)
