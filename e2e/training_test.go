@@ -75,10 +75,15 @@ func waitJob(t *testing.T, api *apiClient, id string) trainingJob {
 	var out struct {
 		Job trainingJob `json:"job"`
 	}
-	testwait.Until(t, 2*time.Minute, "training job "+id, func() bool {
+	// One training of 2,000 samples selects its scorer by 3x3 cross-validation
+	// (27 fits) and takes one to two minutes of a core; the bound leaves room
+	// for a busy machine and a job queued behind another.
+	start := time.Now()
+	testwait.Until(t, 6*time.Minute, "training job "+id, func() bool {
 		api.do("GET", "/api/v1/routing/jobs/"+id, nil, 200, &out)
 		return out.Job.Status != "queued" && out.Job.Status != "running"
 	})
+	t.Logf("training job %s ended %s after %s of waiting", id, out.Job.Status, time.Since(start).Round(time.Second))
 	return out.Job
 }
 
