@@ -33,25 +33,30 @@ func (e *summaryExec) Run(ctx context.Context, m dispatch.Meta, plan dispatch.Pl
 	return res, err
 }
 
-// TestHandoverSummaryPaysTheBYOKFee: a routed turn that switches models on
-// a long session summarises the history on the organisation's own
-// credential; on a plan with a BYOK fee the credits stage charges the fee
-// on the summary call as on the turn itself (two fee debits, the first
-// the plan's fee on the summary's cost).
-func TestHandoverSummaryPaysTheBYOKFee(t *testing.T) {
+// handoverPlan is the BYOK-fee plan of the handover tests.
+var handoverPlan = &credits.Plan{ID: "p", Providers: []string{"openai"}, MultiplierBP: 10000, BYOKFeeBP: 5000}
+
+// handoverFunding is the organisation's funding in the handover tests: the
+// plan, with its own openai and anthropic credentials.
+var handoverFunding = Funding{Plan: handoverPlan, BYOK: map[string]bool{"openai": true, "anthropic": true}}
+
+// serveHandoverTurn serves one routed turn of 16 long messages on session s1,
+// pinned to a model the organisation can no longer reach (a sure switch, so
+// a handover summary), with c as the credits stage; it fails t unless the
+// turn went to claude-haiku-4-5 after exactly one summary, and returns the
+// service and its executor.
+func serveHandoverTurn(t *testing.T, c Credits) (*Service, *summaryExec) {
+	t.Helper()
+	ctx := context.Background()
+	now := time.Now()
 	pins := routingtest.NewPinStore(nil)
 	key := routing.PinKey{OrgID: "org", KeyID: "key", Session: "s1", Role: "main"}
-	now := time.Now()
-	// Pinned to a model the organisation can no longer reach: a sure switch.
-	if err := pins.Put(context.Background(), key, routing.Pin{Model: "gemini-2.5-flash", Turns: 12, LastInputTokens: 20000, Created: now, Updated: now}, 0); err != nil {
+	if err := pins.Put(ctx, key, routing.Pin{Model: "gemini-2.5-flash", Turns: 12, LastInputTokens: 20000, Created: now, Updated: now}, 0); err != nil {
 		t.Fatal(err)
 	}
-	byok := map[string]bool{"openai": true, "anthropic": true}
-	plan := &credits.Plan{ID: "p", Providers: []string{"openai"}, MultiplierBP: 10000, BYOKFeeBP: 5000}
-	fc := &fakeCredits{funding: Funding{Plan: plan, BYOK: byok}, balance: 1 << 40}
-	ex := &summaryExec{platformExec: platformExec{byok: byok}}
+	ex := &summaryExec{platformExec: platformExec{byok: handoverFunding.BYOK}}
 	s := testService(t, Config{}, Deps{Executor: ex, Routers: StaticRouters{Router: preferRouter{"claude-haiku-4-5"}}},
-		WithPins(pins, routing.HandoverConfig{}), WithCredits(fc), WithProviders(fixedProviders{"openai": true, "anthropic": true}))
+		WithPins(pins, routing.HandoverConfig{}), WithCredits(c), WithProviders(fixedProviders{"openai": true, "anthropic": true}))
 	var msgs []map[string]string
 	for i := range 16 {
 		role := "user"
@@ -67,14 +72,25 @@ func TestHandoverSummaryPaysTheBYOKFee(t *testing.T) {
 	turn := &Turn{RequestID: "req_1", Received: now, Format: llm.FormatChat, Header: http.Header{routing.HeaderHeddleSession: {"s1"}}, Body: body,
 		Caller: Caller{OrgID: "org", KeyID: "key", Scopes: []string{"inference"}}}
 	out := &captureOutput{}
-	if err := s.Serve(context.Background(), turn, out); err != nil {
+	if err := s.Serve(ctx, turn, out); err != nil {
 		t.Fatal(err)
 	}
 	if out.served.Model != "claude-haiku-4-5" || len(ex.summaries) != 1 {
 		t.Fatalf("served %s with %d summaries, want claude-haiku-4-5 after one handover summary", out.served.Model, len(ex.summaries))
 	}
+	return s, ex
+}
+
+// TestHandoverSummaryPaysTheBYOKFee: a routed turn that switches models on
+// a long session summarises the history on the organisation's own
+// credential; on a plan with a BYOK fee the credits stage charges the fee
+// on the summary call as on the turn itself (two fee debits, the first
+// the plan's fee on the summary's cost).
+func TestHandoverSummaryPaysTheBYOKFee(t *testing.T) {
+	fc := &fakeCredits{funding: handoverFunding, balance: 1 << 40}
+	s, ex := serveHandoverTurn(t, fc)
 	sum := ex.summaries[0]
-	wantFee := plan.Fee(Pricer{Catalog: s.d.Catalog}.CostMicros(sum, llm.Usage{Input: 200_000, Output: 2_000}))
+	wantFee := handoverPlan.Fee(Pricer{Catalog: s.d.Catalog}.CostMicros(sum, llm.Usage{Input: 200_000, Output: 2_000}))
 	if len(fc.fees) != 2 || fc.fees[0] != wantFee || wantFee <= 0 {
 		t.Fatalf("fees %v, want %d on the summary by %s/%s, then the turn's fee", fc.fees, wantFee, sum.Provider, sum.Model)
 	}
