@@ -47,6 +47,13 @@ var handoverFunding = Funding{Plan: handoverPlan, BYOK: map[string]bool{"openai"
 // exactly one summary, and returns the service and its executor.
 func serveHandoverTurn(t *testing.T, c Credits, rec Recorder, opts ...Option) (*Service, *summaryExec) {
 	t.Helper()
+	return serveHandoverTurnOn(t, handoverFunding.BYOK, c, rec, opts...)
+}
+
+// serveHandoverTurnOn is serveHandoverTurn with the organisation's own
+// credentials on the providers in byok.
+func serveHandoverTurnOn(t *testing.T, byok map[string]bool, c Credits, rec Recorder, opts ...Option) (*Service, *summaryExec) {
+	t.Helper()
 	ctx := context.Background()
 	now := time.Now()
 	pins := routingtest.NewPinStore(nil)
@@ -54,7 +61,7 @@ func serveHandoverTurn(t *testing.T, c Credits, rec Recorder, opts ...Option) (*
 	if err := pins.Put(ctx, key, routing.Pin{Model: "gemini-2.5-flash", Turns: 12, LastInputTokens: 20000, Created: now, Updated: now}, 0); err != nil {
 		t.Fatal(err)
 	}
-	ex := &summaryExec{platformExec: platformExec{byok: handoverFunding.BYOK}}
+	ex := &summaryExec{platformExec: platformExec{byok: byok}}
 	opts = append([]Option{WithPins(pins, routing.HandoverConfig{}), WithCredits(c), WithProviders(fixedProviders{"openai": true, "anthropic": true})}, opts...)
 	s := testService(t, Config{}, Deps{Executor: ex, Recorder: rec, Routers: StaticRouters{Router: preferRouter{"claude-haiku-4-5"}}}, opts...)
 	var msgs []map[string]string
@@ -122,5 +129,27 @@ func TestHandoverSummaryCostIsTheTurns(t *testing.T) {
 	}
 	if want := handoverPlan.Fee(turnCost); fc.fees[1] != want {
 		t.Errorf("turn fee %d, want %d: the fee on the turn's own cost %d (the summary pays its own)", fc.fees[1], want, turnCost)
+	}
+}
+
+// TestHandoverSummaryNotSettledOnPlatform: a turn served on a platform
+// credential after a summary on the organisation's own credential settles
+// the plan's price of the turn's own cost: the summary pays its BYOK fee
+// and is not priced again into the settlement (though the record's cost
+// includes it).
+func TestHandoverSummaryNotSettledOnPlatform(t *testing.T) {
+	plan := &credits.Plan{ID: "p", Providers: []string{"openai", "anthropic"}, MultiplierBP: 20000, BYOKFeeBP: 5000}
+	byok := map[string]bool{"openai": true}
+	fc := &fakeCredits{funding: Funding{Plan: plan, BYOK: byok}, balance: 1 << 40}
+	rows := &requestRows{}
+	s, ex := serveHandoverTurnOn(t, byok, fc, rows)
+	sumCost := Pricer{Catalog: s.d.Catalog}.CostMicros(ex.summaries[0], llm.Usage{Input: 200_000, Output: 2_000})
+	if len(rows.rows) != 1 || len(fc.settled) != 1 || len(fc.fees) != 1 {
+		t.Fatalf("%d records, settled %v, fees %v; want 1 record, one settlement and the summary's fee", len(rows.rows), fc.settled, fc.fees)
+	}
+	turnCost := rows.rows[0].CostMicros - sumCost
+	if turnCost <= 0 || fc.settled[0] != plan.Price(turnCost) || fc.fees[0] != plan.Fee(sumCost) {
+		t.Errorf("settled %d and fees %v; want the turn's price %d and the summary's fee %d (turn cost %d, summary %d)",
+			fc.settled[0], fc.fees, plan.Price(turnCost), plan.Fee(sumCost), turnCost, sumCost)
 	}
 }
