@@ -131,10 +131,11 @@ func (bs *breakers) open(key circuitKey, b *breaker, now time.Time) {
 	bs.opened[key.pair][key.org] = now
 }
 
-// record reports an attempt's end to key's breaker. counted says whether the
-// result speaks to the pair's health (a client cancellation does not);
-// an uncounted result still ends a half-open probe.
-func (bs *breakers) record(key circuitKey, ok, counted bool) {
+// record reports an attempt's end to key's breaker, which guards o (as
+// track noted). counted says whether the result speaks to the pair's health
+// (a client cancellation does not); an uncounted result still ends a
+// half-open probe.
+func (bs *breakers) record(key circuitKey, o owner, ok, counted bool) {
 	bs.mu.Lock()
 	defer bs.mu.Unlock()
 	b := bs.m[key]
@@ -144,6 +145,10 @@ func (bs *breakers) record(key circuitKey, ok, counted bool) {
 		}
 		b = &breaker{}
 		bs.m[key] = b
+		if _, ok := bs.owners[key]; !ok {
+			// A sweep while the call was in flight dropped its owner.
+			bs.owners[key] = o
+		}
 	}
 	now := bs.clock.Now()
 	if b.state == breakerHalfOpen {
@@ -203,11 +208,11 @@ func (b *breaker) bucket(now time.Time, window time.Duration) *bucket {
 }
 
 // track notes, once per breaker, which target and credential key guards.
-func (bs *breakers) track(key circuitKey, t Target, credID string) {
+func (bs *breakers) track(key circuitKey, o owner) {
 	bs.mu.Lock()
 	defer bs.mu.Unlock()
 	if _, ok := bs.owners[key]; !ok {
-		bs.owners[key] = owner{target: t, cred: credID}
+		bs.owners[key] = o
 		if len(bs.owners) >= max(bs.sweepAt, minBreakerSweep) {
 			bs.sweep(bs.clock.Now(), key)
 			bs.sweepAt = 2 * len(bs.owners)
@@ -215,7 +220,8 @@ func (bs *breakers) track(key circuitKey, t Target, credID string) {
 	}
 }
 
-// sweep drops the owners of no breaker (but keep's, tracked now) and the
+// sweep drops the owners of no breaker (but keep's, tracked now; record
+// notes the owner again of a call in flight that then makes one) and the
 // breakers (and their owners) that act as none at all: a
 // closed one that counts no consecutive failures, or an open (or half-open,
 // no probe in flight) one whose cool-down has passed, either of them

@@ -15,6 +15,9 @@ func (c *stepClock) Sleep(context.Context, time.Duration) error { return nil }
 func (c *stepClock) After(d time.Duration) <-chan time.Time     { return time.After(d) }
 func (c *stepClock) AfterFunc(d time.Duration, f func()) Timer  { return time.AfterFunc(d, f) }
 
+// own is what the breakers in these tests guard (tgt, where a test names it).
+var own = owner{target: Target{Provider: "p", Model: "m"}, cred: "c"}
+
 func TestBreakerRatio(t *testing.T) {
 	cfg := BreakerConfig{ConsecutiveFailures: 100, FailureRatio: 0.5, MinRequests: 4, Window: 10 * time.Second, Cooldown: time.Second}
 	tests := []struct {
@@ -33,7 +36,7 @@ func TestBreakerRatio(t *testing.T) {
 			clock := &stepClock{now: time.Unix(1_000_000, 0)}
 			bs := newBreakers(cfg, clock)
 			for _, ok := range tc.results {
-				bs.record(circuitKey{"k", "o"}, ok, true)
+				bs.record(circuitKey{"k", "o"}, own, ok, true)
 				clock.now = clock.now.Add(tc.gap)
 			}
 			if open := !bs.allow(circuitKey{"k", "o"}); open != tc.wantOpen {
@@ -46,7 +49,7 @@ func TestBreakerRatio(t *testing.T) {
 func TestBreakerUncountedEndsProbe(t *testing.T) {
 	clock := &stepClock{now: time.Unix(1_000_000, 0)}
 	bs := newBreakers(BreakerConfig{ConsecutiveFailures: 1, FailureRatio: 1, MinRequests: 1, Window: time.Second, Cooldown: time.Second}, clock)
-	bs.record(circuitKey{"k", "o"}, false, true)
+	bs.record(circuitKey{"k", "o"}, own, false, true)
 	if bs.allow(circuitKey{"k", "o"}) {
 		t.Fatal("open breaker allowed a call")
 	}
@@ -54,7 +57,7 @@ func TestBreakerUncountedEndsProbe(t *testing.T) {
 	if !bs.allow(circuitKey{"k", "o"}) || bs.allow(circuitKey{"k", "o"}) {
 		t.Fatal("half-open must let exactly one probe through")
 	}
-	bs.record(circuitKey{"k", "o"}, false, false) // the probe was canceled by its caller
+	bs.record(circuitKey{"k", "o"}, own, false, false) // the probe was canceled by its caller
 	if !bs.allow(circuitKey{"k", "o"}) {
 		t.Fatal("a canceled probe must free the half-open slot")
 	}
@@ -69,13 +72,13 @@ func TestBreakersForgetIdleCircuits(t *testing.T) {
 	clock := &stepClock{now: time.Unix(1_000_000, 0)}
 	bs := newBreakers(BreakerConfig{ConsecutiveFailures: 1, FailureRatio: 1, MinRequests: 1, Window: time.Second, Cooldown: time.Minute}, clock)
 	tgt := Target{Provider: "p", Model: "m"}
-	bs.track(circuitKey{"pair", "failing"}, tgt, "c")
-	bs.record(circuitKey{"pair", "failing"}, false, true) // open
+	bs.track(circuitKey{"pair", "failing"}, own)
+	bs.record(circuitKey{"pair", "failing"}, own, false, true) // open
 	const orgs = 3 * minBreakerSweep
 	for i := range orgs {
 		k := circuitKey{"pair", fmt.Sprint("org-", i)}
-		bs.track(k, tgt, "c")
-		bs.record(k, true, true)
+		bs.track(k, own)
+		bs.record(k, own, true, true)
 		clock.now = clock.now.Add(time.Millisecond)
 	}
 	if n := len(bs.m); n >= orgs {
@@ -98,12 +101,11 @@ func TestBreakersForgetIdleOpenCircuits(t *testing.T) {
 	clock := &stepClock{now: time.Unix(1_000_000, 0)}
 	cfg := BreakerConfig{ConsecutiveFailures: 1, FailureRatio: 1, MinRequests: 1, Window: time.Second, Cooldown: 10 * time.Millisecond}
 	bs := newBreakers(cfg, clock)
-	tgt := Target{Provider: "p", Model: "m"}
 	const orgs = 3 * minBreakerSweep
 	for i := range orgs {
 		k := circuitKey{fmt.Sprint("pair-", i%7), fmt.Sprint("org-", i)}
-		bs.track(k, tgt, "c")
-		bs.record(k, false, true) // opens, and nobody calls again
+		bs.track(k, own)
+		bs.record(k, own, false, true) // opens, and nobody calls again
 		clock.now = clock.now.Add(time.Millisecond)
 	}
 	if n := len(bs.m); n >= orgs {
@@ -128,10 +130,37 @@ func TestBreakersForgetIdleOpenCircuits(t *testing.T) {
 	// and no breaker: those go too.
 	for i := range orgs {
 		k := circuitKey{"pair-x", fmt.Sprint("gone-", i)}
-		bs.track(k, tgt, "c")
-		bs.record(k, false, false)
+		bs.track(k, own)
+		bs.record(k, own, false, false)
 	}
 	if n := len(bs.owners); n >= orgs {
 		t.Fatalf("%d owners kept after %d organisations' uncounted calls", n, orgs)
+	}
+}
+
+// TestBreakerOwnedAfterSweep: a sweep while a pair's first call is still in
+// flight drops that call's owner (it has no breaker yet); the breaker the
+// call then opens is still listed as the organisation's circuit, and
+// openFor sees it, without waiting for another call.
+func TestBreakerOwnedAfterSweep(t *testing.T) {
+	clock := &stepClock{now: time.Unix(1_000_000, 0)}
+	bs := newBreakers(BreakerConfig{ConsecutiveFailures: 1, FailureRatio: 1, MinRequests: 1, Window: time.Second, Cooldown: time.Minute}, clock)
+	tgt := own.target
+	slow := circuitKey{"pair", "slow"}
+	bs.track(slow, own) // its call is in flight
+	for i := range 2 * minBreakerSweep {
+		k := circuitKey{"pair", fmt.Sprint("gone-", i)}
+		bs.track(k, own)
+		bs.record(k, own, false, false) // canceled: no breaker, owner swept
+	}
+	if _, ok := bs.owners[slow]; ok {
+		t.Fatal("no sweep dropped the in-flight call's owner; the test does not reach the case")
+	}
+	bs.record(slow, own, false, true) // the in-flight call fails: the breaker opens
+	if !bs.openFor("slow", tgt) {
+		t.Error("openFor misses the open breaker")
+	}
+	if cs := bs.circuits("slow"); len(cs) != 1 || cs[0].State != "open" || cs[0].CredentialID != "c" {
+		t.Errorf("circuits %+v, want the one open circuit on credential c", cs)
 	}
 }

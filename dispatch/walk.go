@@ -114,7 +114,8 @@ func (w *walk) target(t Target) (step, error) {
 		}
 		bkey := breakerKey(t, cred.ID)
 		ckey := circuitKey{pair: bkey, org: w.meta.OrgID}
-		e.breakers.track(ckey, t, cred.ID)
+		cown := owner{target: t, cred: cred.ID}
+		e.breakers.track(ckey, cown)
 		if !e.breakers.allow(ckey) {
 			if !w.passed[t.Key()] {
 				w.skip(t, cred.ID, ReasonCircuitOpen)
@@ -123,7 +124,7 @@ func (w *walk) target(t Target) (step, error) {
 		}
 		release, err := e.bindCaps.acquire(w.ctx, bkey, w.meta.OrgID, 0)
 		if err != nil {
-			e.breakers.record(ckey, false, false)
+			e.breakers.record(ckey, cown, false, false)
 			if w.ctx.Err() != nil {
 				w.abort(t, cred.ID)
 				return stepStop, fmt.Errorf("dispatch: binding concurrency: %w", w.ctx.Err())
@@ -139,14 +140,14 @@ func (w *walk) target(t Target) (step, error) {
 			w.res.Attempts = w.attempts
 		}
 		if a.fail == nil {
-			e.breakers.record(ckey, true, true)
+			e.breakers.record(ckey, cown, true, true)
 			e.cache.served(w.meta.OrgID, t)
 			w.served(t, cred.ID, a, e.clock.Now().Sub(began))
 			return stepDone, nil
 		}
 		f := a.fail
 		// A shutdown says nothing about the binding's health.
-		e.breakers.record(ckey, false, breakerFailure(f.reason) && f.cause != ReasonShutdown)
+		e.breakers.record(ckey, cown, false, breakerFailure(f.reason) && f.cause != ReasonShutdown)
 		e.cache.failed(w.meta.OrgID, t)
 		w.failed(t, cred.ID, a, e.clock.Now().Sub(began))
 		w.last = f

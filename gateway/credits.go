@@ -210,14 +210,14 @@ func (s creditStage) finish(ctx context.Context, p *pass, _ error) {
 	platform := served && ct.use != nil && ct.use.usedFor(p.result.Served.Provider)
 	switch {
 	case ct.hold != nil && platform:
-		use := credits.Use{Micros: ct.funding.Plan.Price(p.rec.CostMicros), Model: p.result.Served.Model, KeyID: p.t.Caller.KeyID}
+		use := credits.Use{Micros: ct.funding.Plan.Price(p.turnCost), Model: p.result.Served.Model, KeyID: p.t.Caller.KeyID}
 		retryLedger(ctx, func(ctx context.Context) error { return s.credits.Settle(ctx, ct.hold, use) })
 		return
 	case ct.hold != nil:
 		retryLedger(ctx, func(ctx context.Context) error { return s.credits.Release(ctx, ct.hold) })
 	}
 	if served && !platform && ct.funding.BYOK[p.result.Served.Provider] {
-		s.chargeFee(ctx, p, p.t.RequestID, p.result.Served.Model, p.rec.CostMicros)
+		s.chargeFee(ctx, p, p.t.RequestID, p.result.Served.Model, p.turnCost)
 	}
 }
 

@@ -38,7 +38,7 @@ func (l *ledgerCredits) ChargeFee(ctx context.Context, org, req string, u credit
 // was silently dropped as a duplicate.
 func TestHandoverSummaryFeeKeepsTheTurnsDebit(t *testing.T) {
 	lc := &ledgerCredits{fakeCredits: fakeCredits{funding: handoverFunding, balance: 1 << 40}, debits: map[string]int64{}}
-	s, ex := serveHandoverTurn(t, lc)
+	s, ex := serveHandoverTurn(t, lc, nil)
 	pricer := Pricer{Catalog: s.d.Catalog}
 	sumFee := handoverPlan.Fee(pricer.CostMicros(ex.summaries[0], llm.Usage{Input: 200_000, Output: 2_000}))
 	var debits []int64

@@ -61,6 +61,7 @@ type pass struct {
 
 	answered bool             // cache: served from the cache
 	result   *dispatch.Result // dispatch
+	turnCost int64            // account: the turn's own cost, without its handover summary
 	response *llm.Response    // dispatch or cache: the complete answer
 	body     []byte           // dispatch: the whole answer as sent
 }

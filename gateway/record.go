@@ -18,10 +18,24 @@ type ErrorCoder func(err error) (status int, code string)
 
 // accountStage fills the served target, usage, cost (by the Pricer that
 // also prices the attempts), baseline and savings into the record of a turn
-// that reached dispatch, whether or not it then failed.
+// that reached dispatch, whether or not it then failed. The cost includes
+// the turn's handover summary call, when one was served upstream: the
+// budgets settle what the turn spent, and the savings are net of it.
 type accountStage struct{ pricer Pricer }
 
 func (a accountStage) finish(_ context.Context, p *pass, _ error) {
+	a.turn(p)
+	if st := p.res.sessionOrNil(); st != nil {
+		if sum := st.summary.Load(); sum != nil && sum.Shared == dispatch.SharedNone {
+			c := a.pricer.CostMicros(sum.Served, sum.Usage)
+			p.rec.CostMicros += c
+			p.rec.SavingsMicros -= c
+		}
+	}
+}
+
+// turn accounts for the turn's own call (its turnCost).
+func (a accountStage) turn(p *pass) {
 	res, r, rec := p.result, p.res, p.rec
 	if res == nil || r == nil {
 		return
@@ -56,6 +70,7 @@ func (a accountStage) finish(_ context.Context, p *pass, _ error) {
 	rec.CacheRead, rec.CacheWrite, rec.Reasoning = int64(u.CacheRead), int64(u.CacheWrite), int64(u.Reasoning)
 	actual, baseline := a.pricer.CostMicros(res.Served, u), int64(billing.Cost(u, r.baseline.Price))
 	rec.CostMicros, rec.BaselineMicros, rec.SavingsMicros = actual, baseline, baseline-actual
+	p.turnCost = actual
 }
 
 // recordStage stamps latency, outcome and session id (the one the pin
