@@ -65,16 +65,22 @@ func embeddingUsage(c llm.Codec, raw []byte) (llm.Usage, error) {
 	return u, nil
 }
 
+// maxPresize bounds the buffer an announced size allocates before any of
+// the answer arrived: the size is the upstream's word (a tenant's own base
+// URL can announce MaxResponseBytes and send nothing), so past it the buffer
+// grows only as bytes arrive.
+const maxPresize = 1 << 20
+
 // readAnswer reads r to its end but at most limit+1 bytes (one past limit,
 // so the caller can tell a too-large answer). An announced size within the
 // limit sizes the buffer once (one byte more, so the end is seen without a
-// grow) instead of growing it from io.ReadAll's 512 bytes; a size that turns
-// out wrong only costs growing.
+// grow; at most maxPresize) instead of growing it from io.ReadAll's 512
+// bytes; a size that turns out wrong only costs growing.
 func readAnswer(r io.Reader, limit, size int64) ([]byte, error) {
 	if size < 0 || size > limit {
 		return io.ReadAll(io.LimitReader(r, limit+1))
 	}
-	b := make([]byte, 0, size+1)
+	b := make([]byte, 0, min(size, maxPresize)+1)
 	left := limit + 1
 	for {
 		if len(b) == cap(b) {

@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"math"
 	"net/http"
+	"runtime"
+	"strings"
 	"testing"
 	"testing/iotest"
 )
@@ -48,5 +51,30 @@ func TestReadAnswer(t *testing.T) {
 		if got := contentLength(h); got != want {
 			t.Errorf("contentLength(%q) = %d, want %d", v, got, want)
 		}
+	}
+}
+
+// TestReadAnswerLyingLength: an announced length is the upstream's word (a
+// tenant's own base URL can announce anything): one of the whole limit on an
+// answer of a few bytes does not allocate the limit before the bytes arrive.
+func TestReadAnswerLyingLength(t *testing.T) {
+	const limit = 32 << 20
+	allocated := uint64(math.MaxUint64)
+	for range 3 { // the least of three: other goroutines of the binary allocate too
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		got, err := readAnswer(strings.NewReader("short"), limit, limit)
+		runtime.ReadMemStats(&after)
+		if err != nil || string(got) != "short" {
+			t.Fatalf("read %q (err %v), want the 5 bytes sent", got, err)
+		}
+		allocated = min(allocated, after.TotalAlloc-before.TotalAlloc)
+	}
+	if allocated > 2<<20 {
+		t.Errorf("an answer announcing %d bytes and sending 5 allocated %d bytes, want at most 2 MiB", limit, allocated)
+	}
+	big := bytes.Repeat([]byte("x"), maxPresize+maxPresize/2)
+	if got, err := readAnswer(iotest.HalfReader(bytes.NewReader(big)), limit, int64(len(big))); err != nil || !bytes.Equal(got, big) {
+		t.Errorf("an answer past maxPresize: read %d bytes (err %v), want the %d sent", len(got), err, len(big))
 	}
 }
