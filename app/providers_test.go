@@ -2,6 +2,8 @@ package app
 
 import (
 	"errors"
+	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -9,9 +11,11 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/heddle-gw/heddle/dispatch/provider/openaicompat"
 	"github.com/heddle-gw/heddle/internal/netpolicy"
+	"github.com/heddle-gw/heddle/internal/testwait"
 )
 
 // TestLoadCatalogAddressPolicy: an operator override naming a refused
@@ -92,5 +96,70 @@ func TestProviderClientRedirects(t *testing.T) {
 	resp.Body.Close()
 	if hits.Load() != 1 || !strings.HasSuffix(resp.Request.URL.Path, "/moved") {
 		t.Fatalf("with private upstreams allowed the redirect is followed: hits %d, final %s", hits.Load(), resp.Request.URL)
+	}
+}
+
+// TestProviderClientKeepsABurstsConnections: after a burst of concurrent
+// upstream requests (more than net/http's and our old idle limit of 256 per
+// host), the next burst of the same size reuses every connection instead
+// of dialing again, and the client never asks the upstream to compress (a
+// gzip body would be inflated on the gateway's CPU for every response).
+func TestProviderClientKeepsABurstsConnections(t *testing.T) {
+	const burst = 300
+	var dials, arrived atomic.Int64
+	var gzipAsked atomic.Bool
+	var release atomic.Pointer[chan struct{}]
+	upstream := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Accept-Encoding") != "" {
+			gzipAsked.Store(true)
+		}
+		ch := *release.Load()
+		arrived.Add(1)
+		<-ch // every request of the burst is in flight at once
+		_, _ = w.Write([]byte(`{"ok":true}`))
+	}))
+	upstream.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			dials.Add(1)
+		}
+	}
+	upstream.Start()
+	t.Cleanup(upstream.Close)
+
+	hc := providerClient(true)
+	t.Cleanup(hc.CloseIdleConnections)
+	round := func() {
+		ch := make(chan struct{})
+		release.Store(&ch)
+		arrived.Store(0)
+		errs := make(chan error, burst)
+		for range burst {
+			go func() {
+				resp, err := hc.Get(upstream.URL)
+				if err == nil {
+					_, err = io.Copy(io.Discard, resp.Body) // EOF puts the conn back in the pool
+					resp.Body.Close()
+				}
+				errs <- err
+			}()
+		}
+		testwait.Until(t, time.Minute, "the whole burst in flight", func() bool { return arrived.Load() == burst })
+		close(ch)
+		for range burst {
+			if err := <-errs; err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	round()
+	if d := dials.Load(); d != burst {
+		t.Fatalf("first burst dialed %d connections, want %d", d, burst)
+	}
+	round()
+	if d := dials.Load() - burst; d != 0 {
+		t.Errorf("second burst of %d dialed %d new connections, want 0 (idle pool too small)", burst, d)
+	}
+	if gzipAsked.Load() {
+		t.Error("the upstream client sent Accept-Encoding")
 	}
 }

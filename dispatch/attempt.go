@@ -55,7 +55,7 @@ func (w *walk) attempt(t Target, prov Provider, cred Credential, began time.Time
 	if w.op.Stream {
 		w.stream(actx, t, wd, a)
 	} else {
-		w.buffer(actx, t, wd, a)
+		w.buffer(actx, t, wd, contentLength(reply.Header), a)
 	}
 	if ft := wd.firstAt.Load(); ft != nil {
 		a.ttfb = ft.Sub(began)

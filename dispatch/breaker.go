@@ -79,7 +79,9 @@ func newBreakers(cfg BreakerConfig, clock Clock) *breakers {
 }
 
 // breakerKey names a (target, credential) pair (breakers, binding caps).
-func breakerKey(t Target, credID string) string { return t.Key() + "|" + credID }
+func breakerKey(t Target, credID string) string {
+	return t.Provider + "|" + t.Upstream + "|" + t.BaseURL + "|" + credID
+}
 
 // allow reports whether an attempt may go to key now: not while its breaker
 // is open and cooling down, nor while the pair is down for every

@@ -22,11 +22,11 @@ func (c *targetCache) order(org string, targets []Target) []Target {
 			continue
 		}
 		v, ok := c.m.Load(cacheKey(org, t.Model))
-		if !ok || v.(string) == t.Key() {
+		if !ok || v.(TargetKey) == t.Key() {
 			continue
 		}
 		for j := i + 1; j < len(cur); j++ {
-			if cur[j].Model != t.Model || cur[j].Key() != v.(string) {
+			if cur[j].Model != t.Model || cur[j].Key() != v.(TargetKey) {
 				continue
 			}
 			if !copied {
@@ -54,7 +54,7 @@ func firstOfModel(targets []Target, i int) int {
 // served remembers t as the good target for its model.
 func (c *targetCache) served(org string, t Target) {
 	k := cacheKey(org, t.Model)
-	if v, ok := c.m.Load(k); ok && v.(string) == t.Key() {
+	if v, ok := c.m.Load(k); ok && v.(TargetKey) == t.Key() {
 		return
 	}
 	c.m.Store(k, t.Key())

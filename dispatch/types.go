@@ -23,8 +23,13 @@ type Target struct {
 	Price catalog.Price
 }
 
+// TargetKey identifies a target for breakers, the target cache and a
+// walk's bookkeeping: comparable, so building and comparing one costs no
+// allocation (a walk compares keys several times a turn).
+type TargetKey struct{ Provider, Upstream, BaseURL string }
+
 // Key identifies the target for breakers and the target cache.
-func (t Target) Key() string { return t.Provider + "|" + t.Upstream + "|" + t.BaseURL }
+func (t Target) Key() TargetKey { return TargetKey{t.Provider, t.Upstream, t.BaseURL} }
 
 // Plan is an ordered list of targets: the selected one first, then alternatives.
 type Plan struct {

@@ -22,9 +22,9 @@ type walk struct {
 	attempts int // real attempts made
 	seq      int // index of the next event
 	skips    map[Reason]bool
-	seen     map[string]bool // target keys the walk reached
-	passed   map[string]bool // target keys recorded as skipped ahead (see passOver)
-	noCreds  map[string]bool // provider -> the organisation cannot call it
+	seen     map[TargetKey]bool // target keys the walk reached
+	passed   map[TargetKey]bool // target keys recorded as skipped ahead (see passOver)
+	noCreds  map[string]bool    // provider -> the organisation cannot call it
 	last     *failure
 	res      Result
 }
@@ -74,7 +74,7 @@ func (w *walk) run() (*Result, error) {
 		w.res.FallbackUsed = i > 0
 		w.passOver(t)
 		if w.seen == nil {
-			w.seen = make(map[string]bool, len(targets))
+			w.seen = make(map[TargetKey]bool, len(targets))
 		}
 		w.seen[t.Key()] = true
 		switch st, err := w.target(t); st {
@@ -269,7 +269,7 @@ func (w *walk) passOver(t Target) {
 			continue
 		}
 		if w.passed == nil {
-			w.passed = make(map[string]bool, 2)
+			w.passed = make(map[TargetKey]bool, 2)
 		}
 		w.passed[o.Key()] = true
 		w.skip(o, "", ReasonCircuitOpen)
