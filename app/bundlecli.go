@@ -16,7 +16,21 @@ import (
 	"github.com/heddle-gw/heddle/routing/hugotembed"
 	"github.com/heddle-gw/heddle/routing/lexical"
 	"github.com/heddle-gw/heddle/routing/offline"
+	"github.com/heddle-gw/heddle/routing/wordvec"
 )
+
+// openEmbedderSpec opens a non-built-in embedder spec: "wordvec:FILE" (a
+// word-vector file, `heddle models pull wordvec:PKG@VERSION`) or
+// "hugot:DIR" (a model directory).
+func openEmbedderSpec(ctx context.Context, spec string) (routing.Embedder, error) {
+	if strings.HasPrefix(spec, wordvec.ID+":") {
+		return wordvec.OpenSpec(ctx, spec)
+	}
+	if strings.HasPrefix(spec, hugotembed.ID+":") {
+		return hugotembed.OpenSpec(ctx, spec)
+	}
+	return nil, fmt.Errorf("%w: embedder %q: want lexical-v1, wordvec:FILE or hugot:DIR", routing.ErrUsage, spec)
+}
 
 // bundleAdapters are what the bundle and models commands need from outside
 // routing: opening a non-built-in embedder ("hugot:DIR") and downloading a
@@ -36,7 +50,7 @@ func bundleCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 		fmt.Fprint(stderr, bundleHelp)
 		return fmt.Errorf("%w: bundle needs a subcommand: train, eval or cache-eval", routing.ErrUsage)
 	}
-	ad := bundleAdapters{open: hugotembed.OpenSpec, progress: newProgress(stderr).update}
+	ad := bundleAdapters{open: openEmbedderSpec, progress: newProgress(stderr).update}
 	switch args[0] {
 	case "train":
 		return bundleTrain(ctx, args[1:], stdout, ad)
@@ -73,7 +87,7 @@ func (t *trainFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&t.restarts, "restarts", offline.DefaultRestarts, "k-means restarts (lowest inertia wins)")
 	fs.IntVar(&t.dim, "dim", lexical.DefaultDim, "lexical-v1 dimension")
 	fs.Float64Var(&t.shrinkage, "shrinkage", offline.DefaultShrinkage, "pseudo-count m shrinking small clusters toward the global mean")
-	fs.StringVar(&t.embedder, "embedder", lexical.ID, `embedder: "lexical-v1" or a spec the binary can open, e.g. "hugot:DIR"`)
+	fs.StringVar(&t.embedder, "embedder", lexical.ID, `embedder: "lexical-v1" or a spec the binary can open, e.g. "wordvec:FILE" or "hugot:DIR"`)
 	fs.BoolVar(&t.lastBlock, "last-block", false, "CSV: keep only the prompt's block after its last blank line (training learns shared preambles and strips them without it, as the router does)")
 	fs.StringVar(&t.scorer, "scorer", offline.DefaultScorer, `scorer kind: "`+offline.ScorerAuto+`" (chosen by cross-validation on the training data), "`+
 		routing.ScorerPredictor+`" (per-query predicted quality minus lambda(alpha) x cost), "`+routing.ScorerExpected+`" (cluster expected quality minus lambda(alpha) x cost) or "`+routing.ScorerAvengersPro+`"`)
@@ -326,9 +340,9 @@ func parseSeeds(s string) ([]uint64, error) {
 // with an embedder: "lexical-v1" is the default bundle's, the one the
 // gateway runs; "hugot:DIR" a model directory.
 func cacheEval(ctx context.Context, args []string, stdout io.Writer, ad bundleAdapters) error {
-	fs := subcommand("bundle cache-eval", "[--set FILE] [--embedder lexical-v1|hugot:DIR] [--threshold T]", stdout)
+	fs := subcommand("bundle cache-eval", "[--set FILE] [--embedder lexical-v1|wordvec:FILE|hugot:DIR] [--threshold T]", stdout)
 	set := fs.String("set", filepath.Join("routing", "testdata", "paraphrases.jsonl"), "pair set (JSONL: kind hit|miss|near, a, b)")
-	spec := fs.String("embedder", lexical.ID, `embedder: "lexical-v1" (the default bundle's) or "hugot:DIR"`)
+	spec := fs.String("embedder", lexical.ID, `embedder: "lexical-v1" (the default bundle's), "wordvec:FILE" or "hugot:DIR"`)
 	threshold := fs.Float64("threshold", routing.DefaultCacheThreshold, "cosine a semantic hit needs")
 	if err := fs.Parse(args); err != nil {
 		return fmt.Errorf("%w: %w", routing.ErrUsage, err)

@@ -1,0 +1,256 @@
+package wordvec
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/heddle-gw/heddle/routing"
+)
+
+// tinyWords is a small frequency-ordered vocabulary.
+var tinyWords = []string{"the", ",", ".", "of", "is", "what", "?", "capital", "france", "paris", "germany", "berlin",
+	"n't", "do", "'s", "it", "state-of-the-art", "art", "state", "3.14", "(", ")", "def", "return", "café"}
+
+// tinyVectors returns deterministic random vectors for tinyWords.
+func tinyVectors(dim int, seed uint64) *Vectors {
+	r := rand.New(rand.NewPCG(seed, 7))
+	v := &Vectors{Dim: dim, VocabSize: 1000, Words: slices.Clone(tinyWords)}
+	for range len(v.Words) * dim {
+		v.Vecs = append(v.Vecs, float32(r.NormFloat64()))
+	}
+	return v
+}
+
+func writeTiny(t *testing.T, seed uint64) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "tiny.hwv")
+	if err := WriteFile(path, tinyVectors(8, seed)); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestFileRoundTrip(t *testing.T) {
+	v := tinyVectors(8, 1)
+	var buf bytes.Buffer
+	if err := v.Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Parse(buf.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got.Words, v.Words) || got.Dim != 8 || got.VocabSize != 1000 || got.Checksum != v.Checksum {
+		t.Fatalf("round trip: %+v", got)
+	}
+	for i, x := range v.Vecs {
+		// int8 quantisation: error at most half a step of the row's scale.
+		if d := math.Abs(float64(got.Vecs[i] - x)); d > 0.05 {
+			t.Fatalf("value %d: %v read back as %v", i, x, got.Vecs[i])
+		}
+	}
+}
+
+func TestFileCorruptOrTruncated(t *testing.T) {
+	var buf bytes.Buffer
+	if err := tinyVectors(8, 1).Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	good := buf.Bytes()
+	flipped := slices.Clone(good)
+	flipped[len(flipped)/2] ^= 1
+	for name, data := range map[string][]byte{
+		"truncated": good[:len(good)-10],
+		"header":    good[:10],
+		"flipped":   flipped,
+		"empty":     nil,
+		"magic":     append([]byte("XXXX"), good[4:]...),
+	} {
+		_, err := Parse(data)
+		if !errors.Is(err, ErrFile) {
+			t.Errorf("%s: err %v, want ErrFile", name, err)
+		}
+	}
+	path := filepath.Join(t.TempDir(), "cut.hwv")
+	os.WriteFile(path, good[:len(good)-1], 0o644)
+	if _, err := Open(path); err == nil || !strings.Contains(err.Error(), "checksum mismatch") || !strings.Contains(err.Error(), path) {
+		t.Fatalf("Open of a truncated file: %v", err)
+	}
+	if _, err := Open(filepath.Join(t.TempDir(), "missing")); !errors.Is(err, ErrFile) {
+		t.Fatalf("missing file: %v", err)
+	}
+}
+
+func tokens(text string) []string {
+	var out []string
+	Tokens(nil, text, func(b []byte) bool {
+		out = append(out, string(b))
+		return slices.Contains(tinyWords, string(b))
+	})
+	return out
+}
+
+func TestTokens(t *testing.T) {
+	for text, want := range map[string][]string{
+		"What is the Capital of FRANCE?": {"what", "is", "the", "capital", "of", "france", "?"},
+		"It's pi: 3.14, (don't)":         {"it", "'s", "pi", ":", "3.14", ",", "(", "do", "n't", ")"},
+		"a state-of-the-art model":       {"a", "state-of-the-art", "model"},
+		"a well-known-x thing":           {"a", "well-known-x", "well", "known", "x", "thing"},
+		"def f(x): return 1,000.5":       {"def", "f", "(", "x", ")", ":", "return", "1,000.5"},
+		"Café  \n\t":                     {"café"},
+		"":                               nil,
+		"end.":                           {"end", "."},
+	} {
+		if got := tokens(text); !slices.Equal(got, want) {
+			t.Errorf("Tokens(%q) = %q, want %q", text, got, want)
+		}
+	}
+}
+
+func TestEmbedDeterministicAndNormalised(t *testing.T) {
+	e, err := Open(writeTiny(t, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	a, _ := e.Embed(ctx, "What is the capital of France?")
+	b, _ := e.Embed(ctx, "what is the capital of france ?")
+	if !slices.Equal(a, b) {
+		t.Fatal("same tokens embed differently")
+	}
+	var n float64
+	for _, x := range a {
+		n += float64(x) * float64(x)
+	}
+	if math.Abs(n-1) > 1e-5 {
+		t.Fatalf("norm² %v, want 1", n)
+	}
+	c, _ := e.Embed(ctx, "the capital of Germany is Berlin")
+	if sim := routing.Similarity(a, c); sim >= 0.999 {
+		t.Fatalf("different sentences have cosine %v", sim)
+	}
+	zero, _ := e.Embed(ctx, "zzz qqq")
+	if slices.ContainsFunc(zero, func(x float32) bool { return x != 0 }) || len(zero) != 8 {
+		t.Fatalf("unknown words: %v, want 8 zeros", zero)
+	}
+	// SIF: the most frequent word weighs least.
+	the, _ := e.Embed(ctx, "the berlin")
+	berlin, _ := e.Embed(ctx, "berlin")
+	if sim := routing.Similarity(the, berlin); sim < 0.99 {
+		t.Fatalf("adding %q moved the vector to cosine %v", "the", sim)
+	}
+	if got := testing.AllocsPerRun(100, func() { e.EmbedInto(a, "What is the capital of France? It's Paris.") }); got != 0 {
+		t.Fatalf("EmbedInto allocates %v times", got)
+	}
+}
+
+func TestFingerprintMismatchRefused(t *testing.T) {
+	e1, err := Open(writeTiny(t, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e2, err := Open(writeTiny(t, 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	same, err := Open(writeTiny(t, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e1.Fingerprint() == e2.Fingerprint() || e1.Fingerprint() != same.Fingerprint() {
+		t.Fatalf("fingerprints %s %s %s", e1.Fingerprint(), e2.Fingerprint(), same.Fingerprint())
+	}
+	b := &routing.Bundle{ID: "b", Embedder: routing.EmbedderSpec{ID: e1.ID(), Dim: e1.Dim(), Fingerprint: e1.Fingerprint()}}
+	if _, err := routing.BundleEmbedder(b, e2); !errors.Is(err, routing.ErrEmbedderMismatch) {
+		t.Fatalf("other vectors: %v, want ErrEmbedderMismatch", err)
+	}
+	if got, err := routing.BundleEmbedder(b, same); err != nil || got != same {
+		t.Fatalf("same vectors: %v", err)
+	}
+	if _, err := OpenSpec(context.Background(), "hugot:x"); !errors.Is(err, ErrFile) {
+		t.Fatalf("wrong spec: %v", err)
+	}
+}
+
+// npmJSON renders v in the wink-embeddings layout, with one extra word
+// beyond the vocabulary that has no vector.
+func npmJSON(v *Vectors) []byte {
+	var b bytes.Buffer
+	words, _ := json.Marshal(append(slices.Clone(v.Words), "novector"))
+	fmt.Fprintf(&b, `{"precision":8,"l2NormIndex":%d,"wordIndex":%d,"size":%d,"dimensions":%d,"words":%s,"vectors":{`,
+		v.Dim, v.Dim+1, v.VocabSize, v.Dim, words)
+	for i := len(v.Words) - 1; i >= 0; i-- { // not in rank order
+		x, _ := json.Marshal(append(slices.Clone(v.Vecs[i*v.Dim:(i+1)*v.Dim]), 1.5, float32(i)))
+		w, _ := json.Marshal(v.Words[i])
+		fmt.Fprintf(&b, "%s:%s", w, x)
+		if i > 0 {
+			b.WriteByte(',')
+		}
+	}
+	fmt.Fprintf(&b, `},"unkVector":[0,0,-1]}`)
+	return b.Bytes()
+}
+
+func tarball(t *testing.T, files map[string][]byte) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	gz := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(gz)
+	for _, name := range slices.Sorted(func(yield func(string) bool) {
+		for n := range files {
+			if !yield(n) {
+				return
+			}
+		}
+	}) {
+		tw.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Size: int64(len(files[name])), Typeflag: tar.TypeReg})
+		tw.Write(files[name])
+	}
+	tw.Close()
+	gz.Close()
+	return buf.Bytes()
+}
+
+func TestConvert(t *testing.T) {
+	src := tinyVectors(8, 3)
+	v, err := ConvertJSON(bytes.NewReader(npmJSON(src)), 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(v.Words, src.Words[:5]) || !slices.Equal(v.Vecs, src.Vecs[:5*8]) || v.VocabSize != 1000 {
+		t.Fatalf("converted %q", v.Words)
+	}
+	tgz := tarball(t, map[string][]byte{"package/package.json": []byte(`{"name":"x"}`), "package/vectors.json": npmJSON(src)})
+	v, err = ConvertTarball(bytes.NewReader(tgz), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(v.Words, src.Words) {
+		t.Fatalf("converted %q", v.Words)
+	}
+	for name, data := range map[string][]byte{
+		"not json":  []byte("nope"),
+		"cut":       npmJSON(src)[:200],
+		"no words":  []byte(`{"dimensions":8}`),
+		"short vec": []byte(`{"dimensions":8,"words":["a"],"vectors":{"a":[1,2]}}`),
+	} {
+		if _, err := ConvertJSON(bytes.NewReader(data), 0); !errors.Is(err, ErrFile) {
+			t.Errorf("%s: %v, want ErrFile", name, err)
+		}
+	}
+	if _, err := ConvertTarball(bytes.NewReader([]byte("not gzip")), 0); !errors.Is(err, ErrFile) {
+		t.Errorf("bad tarball: %v", err)
+	}
+}
