@@ -3,6 +3,7 @@ package routing
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 )
@@ -230,5 +231,25 @@ func TestDecideStripsThePreamble(t *testing.T) {
 		if err := b.Prepare(); !errors.Is(err, ErrBundle) {
 			t.Errorf("preambles %q accepted (%v)", bad, err)
 		}
+	}
+}
+
+// TestDecideReusesEmbeddingBuffer: with an inline embedder that writes into
+// a buffer (lexical-v1), a decision allocates only its eligible list and
+// its result (clusters, scores), not a fresh embedding vector.
+func TestDecideReusesEmbeddingBuffer(t *testing.T) {
+	r, err := DefaultRouter(Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := Query{Text: strings.Repeat("Refactor the session handler and add a test. ", 20), Alpha: 0.6, Eligible: r.Bundle().Models}
+	ctx := context.Background()
+	allocs := testing.AllocsPerRun(200, func() {
+		if _, err := r.Decide(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs > 3 {
+		t.Fatalf("Decide allocates %v times, want at most 3 (eligible, clusters, scores)", allocs)
 	}
 }
