@@ -16,6 +16,10 @@ type Config struct {
 	// bundle's preamble (DefaultMaxEmbedBytes), whatever the caller passes
 	// (see Bundle.QueryText).
 	MaxEmbedBytes int
+	// Embedder is the operator's embedder (HEDDLE_EMBEDDER) that
+	// organisation bundles not trained with lexical-v1 run with when their
+	// fingerprint matches (BundleEmbedder); nil refuses such bundles.
+	Embedder Embedder
 }
 
 func (c Config) withDefaults() Config {

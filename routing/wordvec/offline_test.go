@@ -53,10 +53,41 @@ func TestTrainRefusesOtherVectors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.Decide(ctx, routing.Query{Text: "what is the capital of germany ?", Alpha: 0.5, Eligible: []string{"big", "small"}}); err != nil {
+	q := routing.Query{Text: "what is the capital of germany ?", Alpha: 0.5, Eligible: []string{"big", "small"}}
+	if _, err := r.Decide(ctx, q); err != nil {
 		t.Fatal(err)
 	}
+
+	// An organisation's bundle trained with word vectors routes with the
+	// operator's embedder (Config.Embedder, HEDDLE_EMBEDDER) and is refused
+	// without it or with other vectors.
+	store := oneBundle{b: loaded}
+	for name, tc := range map[string]struct {
+		emb  routing.Embedder
+		want error
+	}{"operator's vectors": {e1, nil}, "none": {nil, routing.ErrEmbedderMismatch}, "other vectors": {e2, routing.ErrEmbedderMismatch}} {
+		o := routing.NewOrgRouters(store, store, r, routing.Config{Embedder: tc.emb})
+		got, _, err := o.For(ctx, "org")
+		if !errors.Is(err, tc.want) || (tc.want == nil && got.Embedder() != e1) {
+			t.Errorf("%s: %v, want %v", name, err, tc.want)
+		}
+	}
 }
+
+// oneBundle is an organisation store whose every organisation uses b.
+type oneBundle struct{ b *routing.Bundle }
+
+func (s oneBundle) GetSettings(context.Context, string) (routing.OrgSettings, error) {
+	return routing.OrgSettings{BundleID: s.b.ID}, nil
+}
+func (oneBundle) PutSettings(context.Context, string, routing.OrgSettings) error { return nil }
+func (s oneBundle) PutBundle(context.Context, string, *routing.Bundle) (routing.BundleInfo, error) {
+	return routing.BundleInfo{}, nil
+}
+func (s oneBundle) GetBundle(context.Context, string, string) (*routing.Bundle, error) {
+	return s.b, nil
+}
+func (oneBundle) ListBundles(context.Context, string) ([]routing.BundleInfo, error) { return nil, nil }
 
 // TestCacheSetTiny measures cache pairs with a tiny vector file: a
 // rewording that only changes case and spacing hits, another entity
