@@ -126,9 +126,11 @@ func emitWord(w []byte, hyphen bool, emit func([]byte) bool) {
 	if emit(w) || !hyphen {
 		return
 	}
-	for _, part := range bytes.Split(w, []byte("-")) {
+	for len(w) > 0 {
+		part, rest, _ := bytes.Cut(w, []byte("-"))
 		if len(part) > 0 {
 			emit(part)
 		}
+		w = rest
 	}
 }

@@ -147,9 +147,18 @@ func (e *Embedder) EmbedInto(out []float32, text string) {
 	e.pool.Put(s)
 }
 
+// add adds v to acc, four lanes at a time (one bounds check per step).
 func add(acc, v []float32) {
 	v = v[:len(acc)]
-	for i := range acc {
+	i := 0
+	for ; i+4 <= len(acc); i += 4 {
+		a, b := acc[i:i+4:i+4], v[i:i+4:i+4]
+		a[0] += b[0]
+		a[1] += b[1]
+		a[2] += b[2]
+		a[3] += b[3]
+	}
+	for ; i < len(acc); i++ {
 		acc[i] += v[i]
 	}
 }
