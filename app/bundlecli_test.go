@@ -6,9 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/heddle-gw/heddle/routing"
@@ -202,7 +205,7 @@ func TestEvalCommandJSON(t *testing.T) {
 
 func TestModelsPullCommand(t *testing.T) {
 	var got []string
-	pull := bundleAdapters{pull: func(_ context.Context, name, dest, base string) ([]string, error) {
+	pull := bundleAdapters{pull: func(_ context.Context, _ *http.Client, name, dest, base string) ([]string, error) {
 		got = []string{name, dest, base}
 		return []string{"config.json", "model.onnx"}, nil
 	}}
@@ -222,9 +225,33 @@ func TestModelsPullCommand(t *testing.T) {
 	if got[1] != "/tmp/m" || got[2] != "http://127.0.0.1:1" {
 		t.Fatalf("flags not passed: %v", got)
 	}
-	fail := bundleAdapters{pull: func(context.Context, string, string, string) ([]string, error) { return nil, errors.New("offline") }}
+	fail := bundleAdapters{pull: func(context.Context, *http.Client, string, string, string) ([]string, error) {
+		return nil, errors.New("offline")
+	}}
 	if err := modelsPull(context.Background(), []string{"a/b"}, &out, fail); err == nil || !strings.Contains(err.Error(), "offline") {
 		t.Fatalf("puller error not returned: %v", err)
+	}
+}
+
+// TestModelsPullKeepsTheAddressPolicy: the Hugging Face pull dials through
+// the address policy: a hub on a loopback address is refused, with nothing
+// asked of it, unless --allow-private is given.
+func TestModelsPullKeepsTheAddressPolicy(t *testing.T) {
+	var asked atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked.Add(1)
+		http.NotFound(w, r)
+	}))
+	defer srv.Close()
+	ad := bundleAdapters{pull: hfPull}
+	var out bytes.Buffer
+	err := modelsPull(context.Background(), []string{"org/model", "--dest", t.TempDir(), "--base-url", srv.URL}, &out, ad)
+	if err == nil || asked.Load() != 0 {
+		t.Fatalf("loopback hub: err %v after %d requests, want a refusal before any", err, asked.Load())
+	}
+	err = modelsPull(context.Background(), []string{"org/model", "--dest", t.TempDir(), "--base-url", srv.URL, "--allow-private"}, &out, ad)
+	if err == nil || asked.Load() == 0 {
+		t.Fatalf("--allow-private: err %v after %d requests, want the hub asked (and its 404)", err, asked.Load())
 	}
 }
 
