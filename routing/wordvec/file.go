@@ -89,7 +89,7 @@ func (v *Vectors) check() error {
 	if v.Dim <= 0 || v.Dim > 4096 {
 		return fmt.Errorf("%w: dimension %d", ErrFile, v.Dim)
 	}
-	if len(v.Words) == 0 || len(v.Vecs) != len(v.Words)*v.Dim || v.VocabSize < len(v.Words) {
+	if len(v.Words) == 0 || len(v.Vecs) != len(v.Words)*v.Dim || v.VocabSize < len(v.Words) || v.VocabSize > math.MaxUint32 {
 		return fmt.Errorf("%w: %d words, %d values, vocabulary %d", ErrFile, len(v.Words), len(v.Vecs), v.VocabSize)
 	}
 	for _, w := range v.Words {

@@ -347,3 +347,17 @@ func TestConvertTarballCapsTheVectorJSON(t *testing.T) {
 		t.Fatalf("vector JSON at the cap: %v", err)
 	}
 }
+
+// TestWriteRefusesAVocabularyOverTheHeader: a vocabulary size the uint32
+// header cannot hold (the npm JSON's "size" is not checked) is refused at
+// Write, not wrapped into a file that reads back wrong or not at all.
+func TestWriteRefusesAVocabularyOverTheHeader(t *testing.T) {
+	v := tinyVectors(8, 1)
+	v.VocabSize = math.MaxUint32 + 1001
+	var buf bytes.Buffer
+	err := v.Write(&buf)
+	if !errors.Is(err, ErrFile) {
+		_, perr := Parse(buf.Bytes())
+		t.Fatalf("vocabulary %d: Write %v (read back: %v), want ErrFile", v.VocabSize, err, perr)
+	}
+}
