@@ -132,6 +132,12 @@ func Parse(data []byte) (*Vectors, error) {
 	if v.Dim <= 0 || v.Dim > 4096 || count <= 0 || count > len(body) {
 		return nil, fmt.Errorf("%w: dimension %d, %d words", ErrFile, v.Dim, count)
 	}
+	// Each word takes at least a length byte, one byte, a scale and Dim
+	// values: a count the file cannot hold is refused before it sizes
+	// anything.
+	if count*(2+4+v.Dim) > len(body)-headerSize {
+		return nil, fmt.Errorf("%w: %d words of dimension %d do not fit in %d bytes (truncated or corrupt)", ErrFile, count, v.Dim, len(body))
+	}
 	off := headerSize
 	v.Words = make([]string, count)
 	for i := range v.Words {

@@ -5,8 +5,10 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"crypto/sha256"
 	"crypto/sha512"
 	"encoding/base64"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,6 +18,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -359,5 +362,32 @@ func TestWriteRefusesAVocabularyOverTheHeader(t *testing.T) {
 	if !errors.Is(err, ErrFile) {
 		_, perr := Parse(buf.Bytes())
 		t.Fatalf("vocabulary %d: Write %v (read back: %v), want ErrFile", v.VocabSize, err, perr)
+	}
+}
+
+// TestParseHeaderCannotInflateAllocation: a word count in the header is
+// checked against the bytes that follow before anything is allocated for
+// it: a 1 MB file claiming a million words costs about its own size, not
+// 16 bytes of string header per claimed word.
+func TestParseHeaderCannotInflateAllocation(t *testing.T) {
+	body := make([]byte, 1<<20)
+	copy(body, Magic)
+	for i, n := range []uint32{FormatVersion, 8, 1 << 20, 1 << 20} {
+		binary.LittleEndian.PutUint32(body[4+4*i:], n)
+	}
+	for i := headerSize; i < len(body); i++ {
+		body[i] = 1 // one-byte words, a vocabulary that never ends
+	}
+	sum := sha256.Sum256(body)
+	data := append(body, sum[:]...)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := Parse(data)
+	runtime.ReadMemStats(&after)
+	if !errors.Is(err, ErrFile) {
+		t.Fatalf("err %v, want ErrFile", err)
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > 4*uint64(len(data)) {
+		t.Fatalf("Parse of a %d-byte file allocated %d bytes", len(data), got)
 	}
 }
