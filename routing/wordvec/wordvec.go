@@ -12,6 +12,7 @@ package wordvec
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"fmt"
 	"math"
@@ -90,10 +91,34 @@ func New(v *Vectors, a float64) (*Embedder, error) {
 			e.vecs[i*v.Dim+j] = wt * v.Vecs[i*v.Dim+j]
 		}
 	}
-	sum := sha256.Sum256([]byte(fmt.Sprintf("%s|v%d|a=%s|file=%s", ID, Version, strconv.FormatFloat(a, 'g', -1, 64), v.Checksum)))
+	content := v.Checksum
+	if content == "" {
+		content = "mem:" + contentSum(v) // vectors not read from or written to a file
+	}
+	sum := sha256.Sum256([]byte(fmt.Sprintf("%s|v%d|a=%s|file=%s", ID, Version, strconv.FormatFloat(a, 'g', -1, 64), content)))
 	e.fp = hex.EncodeToString(sum[:16])
 	e.pool.New = func() any { return &scratch{acc: make([]float32, v.Dim)} }
 	return e, nil
+}
+
+// contentSum is the SHA-256 of v's dimension, vocabulary size, words and
+// values, for vectors that carry no file checksum.
+func contentSum(v *Vectors) string {
+	h := sha256.New()
+	var b [4]byte
+	for _, n := range []int{v.Dim, v.VocabSize, len(v.Words)} {
+		binary.LittleEndian.PutUint32(b[:], uint32(n))
+		h.Write(b[:])
+	}
+	for _, w := range v.Words {
+		h.Write([]byte{byte(len(w))})
+		h.Write([]byte(w))
+	}
+	for _, x := range v.Vecs {
+		binary.LittleEndian.PutUint32(b[:], math.Float32bits(x))
+		h.Write(b[:])
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // ID returns "wordvec".

@@ -391,3 +391,24 @@ func TestParseHeaderCannotInflateAllocation(t *testing.T) {
 		t.Fatalf("Parse of a %d-byte file allocated %d bytes", len(data), got)
 	}
 }
+
+// TestFingerprintOfVectorsNotReadFromAFile: vectors built in memory (no
+// file checksum) still fingerprint by their content, so a bundle trained
+// over one set never routes with another.
+func TestFingerprintOfVectorsNotReadFromAFile(t *testing.T) {
+	e1, err := New(tinyVectors(8, 1), DefaultA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e2, err := New(tinyVectors(8, 2), DefaultA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	same, err := New(tinyVectors(8, 1), DefaultA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e1.Fingerprint() == e2.Fingerprint() || e1.Fingerprint() != same.Fingerprint() {
+		t.Fatalf("fingerprints: set 1 %s, set 2 %s, set 1 again %s", e1.Fingerprint(), e2.Fingerprint(), same.Fingerprint())
+	}
+}
