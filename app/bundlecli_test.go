@@ -329,3 +329,26 @@ func TestModelsPullWordvec(t *testing.T) {
 	}
 	os.Remove("models")
 }
+
+// TestModelsPullWordvecKeepsTheAddressPolicy: the word-vector pull dials
+// through the address policy too: a registry on a loopback address is
+// refused, with nothing asked of it, unless --allow-private is given.
+func TestModelsPullWordvecKeepsTheAddressPolicy(t *testing.T) {
+	var asked atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked.Add(1)
+		http.NotFound(w, r)
+	}))
+	defer srv.Close()
+	ad := bundleAdapters{pullVectors: wordvec.Pull}
+	var out bytes.Buffer
+	dest := filepath.Join(t.TempDir(), "v.hwv")
+	err := modelsPull(context.Background(), []string{"wordvec:vecs@1.0.0", "--dest", dest, "--base-url", srv.URL}, &out, ad)
+	if err == nil || asked.Load() != 0 {
+		t.Fatalf("loopback registry: err %v after %d requests, want a refusal before any", err, asked.Load())
+	}
+	err = modelsPull(context.Background(), []string{"wordvec:vecs@1.0.0", "--dest", dest, "--base-url", srv.URL, "--allow-private"}, &out, ad)
+	if !errors.Is(err, wordvec.ErrHTTP) || asked.Load() == 0 {
+		t.Fatalf("--allow-private: err %v after %d requests, want the registry asked (and its 404)", err, asked.Load())
+	}
+}
