@@ -62,7 +62,7 @@ func ConvertJSON(r io.Reader, maxWords int) (*Vectors, error) {
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
 		return nil, bad("not an object")
 	}
-	var dim, size int
+	var dim, size, total int
 	var words []string
 	vecs := map[string][]float32{}
 	for dec.More() {
@@ -77,13 +77,13 @@ func ConvertJSON(r io.Reader, maxWords int) (*Vectors, error) {
 		case "size":
 			err = dec.Decode(&size)
 		case "words":
-			err = dec.Decode(&words)
+			words, total, err = readWords(dec, maxWords)
 		case "vectors":
 			if dim <= 0 || words == nil {
 				return nil, bad("vectors come before dimensions and words")
 			}
-			keep := make(map[string]bool, min(maxWords, len(words)))
-			for _, w := range words[:min(maxWords, len(words))] {
+			keep := make(map[string]bool, len(words))
+			for _, w := range words {
 				keep[w] = true
 			}
 			err = readVectors(dec, dim, keep, vecs)
@@ -98,7 +98,7 @@ func ConvertJSON(r io.Reader, maxWords int) (*Vectors, error) {
 	if dim <= 0 || len(words) == 0 {
 		return nil, bad("no dimensions or words")
 	}
-	v := &Vectors{Dim: dim, VocabSize: max(size, len(words))}
+	v := &Vectors{Dim: dim, VocabSize: max(size, total)}
 	for _, w := range words {
 		if len(v.Words) == maxWords {
 			break
@@ -115,6 +115,28 @@ func ConvertJSON(r io.Reader, maxWords int) (*Vectors, error) {
 		return nil, bad("no word has a vector")
 	}
 	return v, nil
+}
+
+// readWords streams the words array and keeps its first limit words (the
+// only ones a vector is kept for); it returns them and the array's length.
+func readWords(dec *json.Decoder, limit int) ([]string, int, error) {
+	if t, err := dec.Token(); err != nil || t != json.Delim('[') {
+		return nil, 0, fmt.Errorf("not an array")
+	}
+	words := []string{}
+	n := 0
+	for dec.More() {
+		var w string
+		if err := dec.Decode(&w); err != nil {
+			return nil, 0, err
+		}
+		if len(words) < limit {
+			words = append(words, w)
+		}
+		n++
+	}
+	_, err := dec.Token() // ']'
+	return words, n, err
 }
 
 func readVectors(dec *json.Decoder, dim int, keep map[string]bool, out map[string][]float32) error {

@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"net/http"
@@ -410,5 +411,62 @@ func TestFingerprintOfVectorsNotReadFromAFile(t *testing.T) {
 	}
 	if e1.Fingerprint() == e2.Fingerprint() || e1.Fingerprint() != same.Fingerprint() {
 		t.Fatalf("fingerprints: set 1 %s, set 2 %s, set 1 again %s", e1.Fingerprint(), e2.Fingerprint(), same.Fingerprint())
+	}
+}
+
+// heapProbe is a reader over data that records the live heap when it is
+// first read past mark.
+type heapProbe struct {
+	data []byte
+	off  int
+	mark int
+	live uint64
+}
+
+func (p *heapProbe) Read(b []byte) (int, error) {
+	if p.off >= len(p.data) {
+		return 0, io.EOF
+	}
+	if p.off >= p.mark && p.live == 0 {
+		runtime.GC()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		p.live = m.HeapAlloc
+	}
+	end := len(p.data)
+	if p.off < p.mark {
+		end = p.mark
+	}
+	n := copy(b, p.data[p.off:end])
+	p.off += n
+	return n, nil
+}
+
+// TestConvertKeepsOnlyTheWordsItNeeds: the words past maxWords never get a
+// vector, so they are counted, not kept: a vocabulary of a million words
+// does not stay in memory while the vectors are read.
+func TestConvertKeepsOnlyTheWordsItNeeds(t *testing.T) {
+	const n = 1_000_000
+	var b bytes.Buffer
+	b.WriteString(`{"dimensions":2,"words":["a","b"`)
+	for i := 0; i < n; i++ {
+		b.WriteString(`,"xy"`)
+	}
+	b.WriteString(`],`)
+	mark := b.Len()
+	b.WriteString(`"vectors":{"a":[1,0],"b":[0,1]}}`)
+	var before runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	p := &heapProbe{data: b.Bytes(), mark: mark}
+	v, err := ConvertJSON(p, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(v.Words, []string{"a", "b"}) || v.VocabSize != n+2 {
+		t.Fatalf("words %q, vocabulary %d", v.Words, v.VocabSize)
+	}
+	if grew := int64(p.live) - int64(before.HeapAlloc); grew > 8<<20 {
+		t.Fatalf("%d words held %d MB live while the vectors were read", n+2, grew>>20)
 	}
 }
