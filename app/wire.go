@@ -30,6 +30,7 @@ import (
 	"github.com/heddle-gw/heddle/llm/openaichat"
 	"github.com/heddle-gw/heddle/llm/responses"
 	"github.com/heddle-gw/heddle/routing"
+	"github.com/heddle-gw/heddle/routing/lexical"
 	"github.com/heddle-gw/heddle/routing/offline"
 	"github.com/heddle-gw/heddle/routing/orgsql"
 	"github.com/heddle-gw/heddle/routing/pinsql"
@@ -149,7 +150,13 @@ func wire(ctx context.Context, cfg Config, logger *slog.Logger) (_ *components, 
 		return nil, fmt.Errorf("app: default router: %w", err)
 	}
 	c.orgRouting = orgsql.New(c.db, nil)
-	c.orgRouters = routing.NewOrgRouters(c.orgRouting, c.orgRouting, router, routing.Config{EmbedTimeout: cfg.EmbedTimeout})
+	orgCfg := routing.Config{EmbedTimeout: cfg.EmbedTimeout}
+	if cfg.Embedder != "" && cfg.Embedder != lexical.ID {
+		if orgCfg.Embedder, err = openEmbedderSpec(ctx, cfg.Embedder); err != nil {
+			return nil, fmt.Errorf("app: HEDDLE_EMBEDDER: %w", err)
+		}
+	}
+	c.orgRouters = routing.NewOrgRouters(c.orgRouting, c.orgRouting, router, orgCfg)
 	cache, err := c.wireCache(router.Embedder())
 	if err != nil {
 		return nil, err

@@ -3,6 +3,7 @@ package routing
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 )
 
@@ -32,6 +33,54 @@ type Embedder interface {
 // longer than the timeout.
 type Inline interface {
 	InlineEmbed() bool
+}
+
+// Into is an optional ability of an Inline embedder: EmbedInto writes the
+// embedding into a caller's buffer of Dim elements (lexical-v1, wordvec), so
+// the router reuses one buffer per decision instead of allocating a vector.
+type Into interface {
+	EmbedInto(out []float32, text string)
+}
+
+// vecPool holds the routers' embedding buffers (*[]float32).
+var vecPool = sync.Pool{New: func() any { return new([]float32) }}
+
+// embedPooled is EmbedWithTimeout for an Inline embedder with EmbedInto and
+// a text up to InlineMaxBytes, into a pooled buffer; releaseVec(buf)
+// returns the buffer, after which the vector must not be used. Other
+// embedders take EmbedWithTimeout and a nil buf.
+func embedPooled(ctx context.Context, e Embedder, text string, d time.Duration) (vec []float32, buf *[]float32, err error) {
+	in, inline := e.(Inline)
+	into, ok := e.(Into)
+	if !ok || !inline || !in.InlineEmbed() || len(text) > InlineMaxBytes {
+		vec, err = EmbedWithTimeout(ctx, e, text, d)
+		return vec, nil, err
+	}
+	if d <= 0 {
+		d = DefaultEmbedTimeout
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, nil, fmt.Errorf("%w: %w", ErrEmbed, err)
+	}
+	buf = vecPool.Get().(*[]float32)
+	if cap(*buf) < e.Dim() {
+		*buf = make([]float32, e.Dim())
+	}
+	vec = (*buf)[:e.Dim()]
+	start := time.Now()
+	into.EmbedInto(vec, text)
+	if time.Since(start) > d {
+		vecPool.Put(buf)
+		return nil, nil, fmt.Errorf("%w after %v: %w", ErrEmbedTimeout, d, context.DeadlineExceeded)
+	}
+	return vec, buf, nil
+}
+
+// releaseVec returns an embedPooled buffer to the pool (nil: nothing).
+func releaseVec(buf *[]float32) {
+	if buf != nil {
+		vecPool.Put(buf)
+	}
 }
 
 // InlineMaxBytes bounds the texts an Inline embedder embeds on the caller's

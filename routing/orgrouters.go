@@ -118,7 +118,7 @@ func (o *OrgRouters) router(ctx context.Context, orgID, id string) (*Router, err
 	if err != nil {
 		return nil, unavailable(fmt.Errorf("organisation bundle %s: %w", id, err))
 	}
-	emb, err := BundleEmbedder(b, nil)
+	emb, err := BundleEmbedder(b, o.cfg.Embedder)
 	if err != nil {
 		return nil, unavailable(fmt.Errorf("organisation bundle %s: %w", id, err))
 	}

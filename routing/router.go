@@ -16,6 +16,10 @@ type Config struct {
 	// bundle's preamble (DefaultMaxEmbedBytes), whatever the caller passes
 	// (see Bundle.QueryText).
 	MaxEmbedBytes int
+	// Embedder is the operator's embedder (HEDDLE_EMBEDDER) that
+	// organisation bundles not trained with lexical-v1 run with when their
+	// fingerprint matches (BundleEmbedder); nil refuses such bundles.
+	Embedder Embedder
 }
 
 func (c Config) withDefaults() Config {
@@ -128,11 +132,12 @@ func (r *Router) Decide(ctx context.Context, q Query) (Decision, error) {
 	}
 	start := time.Now()
 	text := r.bundle.QueryText(q.Text, r.cfg.MaxEmbedBytes)
-	vec, err := EmbedWithTimeout(ctx, r.emb, text, r.cfg.EmbedTimeout)
+	vec, buf, err := embedPooled(ctx, r.emb, text, r.cfg.EmbedTimeout)
 	d.EmbedLatency = time.Since(start)
 	if err != nil {
 		return d, unavailable(err)
 	}
+	defer releaseVec(buf) // the decision keeps no reference to vec
 	var feats [QueryFeatureCount]float64
 	if r.bundle.Scorer == ScorerPredictor {
 		QueryFeatures(text, q.Turn, &feats)

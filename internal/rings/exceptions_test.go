@@ -28,6 +28,8 @@ var exceptions = []exception{
 		"the bundle store's tests save and load a bundle the offline trainer built"},
 	{"routing/hugotembed", ruleTestImport, "routing/offline",
 		"the hugot embedder's tests train and route a bundle over its own embeddings"},
+	{"routing/wordvec", ruleTestImport, "routing/offline",
+		"the word-vector embedder's tests train a bundle over its embeddings and measure the cache set with it"},
 	{"admission", ruleTestImport, "billing/sqlstore",
 		"the guard's money path is tested on the real budget store (SQLite and Postgres) as the app wires it"},
 	{"admission", ruleTestImport, "tenancy/ratelimitredis",

@@ -1,0 +1,5 @@
+//go:build !race
+
+package wordvec
+
+const raceEnabled = false
