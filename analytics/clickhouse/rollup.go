@@ -37,9 +37,9 @@ var dailyUser = rollup{"requests_daily_user", "day", dayMs, map[analytics.Dimens
 // Most of an active user's requests in a week gather in one row.
 var weeklyUser = rollup{"requests_weekly_user", "week", weekMs, map[analytics.Dimension]string{analytics.DimUser: "end_user"}, &dailyUser}
 
-// The users' request counts per week keyed by integers (migration 00017),
-// for the rank pass of a page by user only (rankUsers): not in rollups.
-var weeklyUserRank = rollup{"requests_weekly_user_rank", "week", weekMs, map[analytics.Dimension]string{analytics.DimUser: "user_hash"}, &weeklyUser}
+// The weekly rollup by user keyed by the user's hashes (migration 00017),
+// for the pages by user only (rankUsers, then their sums): not in rollups.
+var weeklyUserRank = rollup{"requests_weekly_user_rank", "week", weekMs, map[analytics.Dimension]string{analytics.DimUser: "end_user"}, &weeklyUser}
 
 // Failed attempts per reason and hour: the edges of a range the daily
 // rollup leaves.

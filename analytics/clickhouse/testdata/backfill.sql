@@ -54,6 +54,8 @@ FROM attempts_hourly_reason_exact
 GROUP BY org_id, day, reason
 ;;
 INSERT INTO requests_weekly_user_rank
-SELECT org_id, week, cityHash64(end_user) AS user_hash, sipHash64(end_user) AS user_check, sum(requests)
+SELECT org_id, week, cityHash64(end_user) AS user_hash, sipHash64(end_user) AS user_check, end_user, sum(requests),
+    sum(errors), sum(cache_hits), sum(attempts), sum(input_tokens), sum(output_tokens), sum(cost_micros),
+    sum(baseline_micros), sum(savings_micros), sum(latency_sum)
 FROM requests_weekly_user
-GROUP BY org_id, week, user_hash, user_check
+GROUP BY org_id, week, end_user
