@@ -363,10 +363,11 @@ const (
 	userCheck = "sipHash64(end_user)"
 )
 
-// maxRankTies bounds the users a window's rank pass may leave to the sum
-// pass (the users whose request counts are within the window's): their
-// hashes are the sum pass's IN list, at most maxQueryBytes of SQL (20
-// digits and a comma each).
+// maxRankTies bounds the hashes the sum pass's SQL may hold: the users a
+// window's rank pass leaves to it (those whose request counts are within
+// the window's) times its parts (a rollup's or a raw span's, each with
+// the hashes as its PREWHERE), at most maxQueryBytes of SQL (20 digits, a
+// comma and a space each).
 const (
 	maxRankTies   = 40_000
 	maxQueryBytes = 1 << 20
@@ -387,8 +388,9 @@ type rankWindow struct {
 // the request counts and returns the hashes of the users whose counts lie
 // between the window's first and last (ties included, whose order needs
 // their names) and how many users rank above them. A userHash with two
-// userCheck values (a collision), or more ties than s.rankTies, answers
-// neither empty nor ok.
+// userCheck values (a collision), or more hashes times the sum pass's parts
+// than s.rankTies (its SQL would exceed maxQueryBytes), answers neither
+// empty nor ok.
 func (s *Store) rankUsers(ctx context.Context, org string, q analytics.BreakdownQuery) (rankWindow, error) {
 	fromMs, toMs, _ := analytics.RangeMillis(q.From, q.To)
 	rolled, rawSpans, err := s.plan(ctx, fromMs, toMs, weeklyUserRank)
@@ -433,7 +435,7 @@ func (s *Store) rankUsers(ctx context.Context, org string, q analytics.Breakdown
 	switch {
 	case users <= uint64(q.Offset):
 		return rankWindow{empty: true}, nil
-	case collisions > 0 || len(hashes) > s.rankTies:
+	case collisions > 0 || len(hashes)*len(parts) > s.rankTies: // the sum pass has the same parts
 		return rankWindow{}, nil
 	}
 	w := rankWindow{ok: true, offset: q.Offset - int(above), hashes: make([]any, len(hashes))}

@@ -13,6 +13,7 @@ func (s *Store) SetListBudget(rows int64) { s.listBudget = rows }
 // for, for tests.
 func (s *Store) SetExactQuantiles(rows int64) { s.exactQuantiles = rows }
 
-// SetRankTies sets how many users a page by user's integer rank may leave
-// to the sum pass before it ranks by the strings, for tests.
+// SetRankTies sets how many hashes (users times the sum pass's parts) a
+// page by user's integer rank may leave to the sum pass before it ranks by
+// the strings, for tests.
 func (s *Store) SetRankTies(n int) { s.rankTies = n }

@@ -191,3 +191,49 @@ func TestUserRankHashCollision(t *testing.T) {
 		}
 	}
 }
+
+// TestUserPageManyTiesFitsQuery: a page whose window lies in a band of
+// 20,000 tied users (fewer than the ties the integer rank allows) over a
+// range with partial weeks, days and hours at both ends (a rank part, two
+// daily parts and two raw parts, each with the users' hashes as its
+// PREWHERE) reads the page: the sum pass's SQL stays within
+// max_query_size.
+func TestUserPageManyTiesFitsQuery(t *testing.T) {
+	ctx := context.Background()
+	s := openFresh(t)
+	if err := s.Conn().Exec(ctx, "INSERT INTO heddle_rollup_epoch (name, since) SELECT name, toDateTime(0) FROM heddle_rollup_epoch"); err != nil {
+		t.Fatal(err)
+	}
+	ref := analyticstest.NewStore()
+	t0 := time.Date(2026, 11, 19, 0, 0, 0, 0, time.UTC) // a Thursday: a Unix week's start
+	from, to := t0.Add(26*time.Hour+5*time.Minute), t0.Add(15*24*time.Hour+7*time.Minute)
+	var reqs []analytics.Request
+	for i := range 20_000 {
+		reqs = append(reqs, analytics.Request{
+			EventID: fmt.Sprintf("ev-%05d", i), Time: from.Add(to.Sub(from) / 20_000 * time.Duration(i)), RequestID: fmt.Sprintf("r-%d", i),
+			OrgID: "org-a", KeyID: "k", ServedModel: "m", RouteKind: "explicit", User: fmt.Sprintf("user-%05d", i), Status: 200,
+			Attempts: 1, CostMicros: int64(i % 97), LatencyMs: float64(i % 400),
+		})
+	}
+	for i := 0; i < len(reqs); i += 5000 {
+		if err := s.InsertRequests(ctx, reqs[i:i+5000]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := ref.InsertRequests(ctx, reqs); err != nil {
+		t.Fatal(err)
+	}
+	want, err := ref.Breakdown(ctx, "org-a", from, to, analytics.DimUser)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range want {
+		want[i].LatencyMeanMs = round(want[i].LatencyMeanMs)
+	}
+	for _, win := range [][2]int{{0, 10}, {12_345, 26}} {
+		page := userPage(t, s, "org-a", analytics.BreakdownQuery{From: from, To: to, By: analytics.DimUser, Offset: win[0], Limit: win[1]})
+		if w := want[win[0] : win[0]+win[1]]; !reflect.DeepEqual(page, w) {
+			t.Errorf("window %v:\n got %+v\nwant %+v", win, page, w)
+		}
+	}
+}

@@ -25,8 +25,8 @@ type Store struct {
 	// exactQuantiles is how many requests Summary's percentiles are exact
 	// for (exactQuantileRows; tests lower it).
 	exactQuantiles int64
-	// rankTies is how many users a page by user's integer rank may leave
-	// to the sum pass (maxRankTies; tests lower it).
+	// rankTies is how many hashes (users times parts) a page by user's
+	// integer rank may leave to the sum pass (maxRankTies; tests lower it).
 	rankTies int
 }
 
