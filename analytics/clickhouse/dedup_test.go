@@ -124,11 +124,19 @@ func TestReplayedRowsMatchFinal(t *testing.T) {
 		if un != int64(n) || ucost != cost {
 			t.Errorf("%s by user: %d requests, %d micros; FINAL says %d, %d", org, un, ucost, n, cost)
 		}
-		// Pages by user (ranked by integers, then summed) are FINAL's ranks.
-		fromMs, toMs, _ := analytics.RangeMillis(from, t0.Add(3*time.Hour))
-		for off := range 5 {
+		// Pages by user (ranked by integers, then summed) are FINAL's ranks,
+		// also over a range whose whole weeks hold the rows' week (the rank
+		// rollup of 00017 answers for it).
+		const weekMs = 7 * analytics.DayMillis
+		weekAfter := time.UnixMilli((t0.UnixMilli()/weekMs + 1) * weekMs).UTC() // the Unix week after the rows'
+		for i := range 10 {
+			off, to := i%5, t0.Add(3*time.Hour)
+			if i >= 5 {
+				to = weekAfter.Add(3 * time.Hour)
+			}
+			fromMs, toMs, _ := analytics.RangeMillis(from, to)
 			var page []string
-			if err := s.EachBreakdown(ctx, org, analytics.BreakdownQuery{From: from, To: t0.Add(3 * time.Hour), By: analytics.DimUser,
+			if err := s.EachBreakdown(ctx, org, analytics.BreakdownQuery{From: from, To: to, By: analytics.DimUser,
 				Offset: off, Limit: 2}, func(r analytics.BreakdownRow) error {
 				page = append(page, fmt.Sprintf("%s:%d:%d", r.Key, r.Requests, r.CostMicros))
 				return nil
@@ -152,7 +160,7 @@ func TestReplayedRowsMatchFinal(t *testing.T) {
 			}
 			rows.Close()
 			if !reflect.DeepEqual(page, want) {
-				t.Errorf("%s users from %d: %v; FINAL says %v", org, off, page, want)
+				t.Errorf("%s users from %d to %s: %v; FINAL says %v", org, off, to, page, want)
 			}
 		}
 		// Failure reasons over all time (the rollups answer) and over a
