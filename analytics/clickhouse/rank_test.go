@@ -237,3 +237,37 @@ func TestUserPageManyTiesFitsQuery(t *testing.T) {
 		}
 	}
 }
+
+// TestUserPageBeforeRankEpoch: over a range whose first whole week predates
+// the rank rollup's epoch (as for a month after 00017 is deployed) the
+// weekly rollup by user answers for that week, its users hashed on the fly,
+// and the rank rollup for the week after: each page is the reference
+// store's.
+func TestUserPageBeforeRankEpoch(t *testing.T) {
+	ctx := context.Background()
+	s := openFresh(t)
+	t0 := time.Date(2026, 11, 19, 0, 0, 0, 0, time.UTC) // a Thursday: a Unix week's start
+	if err := s.Conn().Exec(ctx, "INSERT INTO heddle_rollup_epoch (name, since) SELECT name, if(name = 'requests_weekly_user_rank', ?, toDateTime(0))"+
+		" FROM heddle_rollup_epoch", t0.AddDate(0, 0, 8)); err != nil {
+		t.Fatal(err)
+	}
+	ref := analyticstest.NewStore()
+	fillUsers(t, s, ref, "org-a", t0, 3000)
+	// The week from t0+7d from the weekly rollup, from t0+14d from the
+	// rank rollup (its epoch's week is t0+7d), days and raw rows at the
+	// edges.
+	from, to := t0.Add(26*time.Hour+5*time.Minute), t0.Add(22*24*time.Hour+7*time.Minute)
+	want, err := ref.Breakdown(ctx, "org-a", from, to, analytics.DimUser)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range want {
+		want[i].LatencyMeanMs = round(want[i].LatencyMeanMs)
+	}
+	for _, win := range [][2]int{{0, 5}, {3, 9}, {12, 20}, {36, 4}} {
+		page := userPage(t, s, "org-a", analytics.BreakdownQuery{From: from, To: to, By: analytics.DimUser, Offset: win[0], Limit: win[1]})
+		if w := want[min(win[0], len(want)):min(win[0]+win[1], len(want))]; !reflect.DeepEqual(page, w) {
+			t.Errorf("window %v:\n got %+v\nwant %+v", win, page, w)
+		}
+	}
+}
