@@ -87,8 +87,8 @@ func TestUserPageRanksByIntegers(t *testing.T) {
 	for i := range want {
 		want[i].LatencyMeanMs = round(want[i].LatencyMeanMs)
 	}
-	// With at most 3 ties the pages past the first rank by the strings:
-	// the same rows.
+	// With at most 3 hashes (a page's users times the sum pass's 5 parts)
+	// every page ranks by the strings: the same rows.
 	fetches := 0
 	for _, ties := range []int{40_000, 3} {
 		s.SetRankTies(ties)
