@@ -433,9 +433,11 @@ func (s *Store) rankUsers(ctx context.Context, org string, q analytics.Breakdown
 		return rankWindow{}, readErr("rank by user", err)
 	}
 	switch {
+	case collisions > 0: // users counts the hashes, fewer than the users
+		return rankWindow{}, nil
 	case users <= uint64(q.Offset):
 		return rankWindow{empty: true}, nil
-	case collisions > 0 || len(hashes)*len(parts) > s.rankTies: // the sum pass has the same parts
+	case len(hashes)*len(parts) > s.rankTies: // the sum pass has the same parts
 		return rankWindow{}, nil
 	}
 	w := rankWindow{ok: true, offset: q.Offset - int(above), hashes: make([]any, len(hashes))}
