@@ -270,22 +270,33 @@ func (s *Store) EachBreakdown(ctx context.Context, orgID string, q analytics.Bre
 		return err
 	}
 	org := analytics.CleanText(orgID)
-	var only []any
+	var shape breakdownShape
 	if q.Limit > 0 && q.By == analytics.DimUser {
-		keys, err := s.rankKeys(ctx, org, q)
-		if err != nil || len(keys) == 0 {
+		w, err := s.rankUsers(ctx, org, q)
+		if err != nil {
 			return err
 		}
-		only, q.Offset, q.Limit = keys, 0, 0
+		switch {
+		case w.empty:
+			return nil
+		case w.ok:
+			shape.onlyHash, q.Offset = w.hashes, w.offset
+		default: // a hash collision or too many ties: rank the strings
+			keys, err := s.rankKeys(ctx, org, q)
+			if err != nil || len(keys) == 0 {
+				return err
+			}
+			shape.only, q.Offset, q.Limit = keys, 0, 0
+		}
 	}
-	query, args, err := s.breakdownQuery(ctx, org, q, breakdownShape{only: only})
+	query, args, err := s.breakdownQuery(ctx, org, q, shape)
 	if err != nil {
 		return err
 	}
 	what := "breakdown by " + string(q.By)
 	ctx, cancel := context.WithCancel(ctx)
 	rows, err := s.conn.Query(s.readCtxWith(ctx, ch.Settings{"max_block_size": streamBlockRows,
-		"group_by_two_level_threshold": twoLevelKeys}), query, args...)
+		"group_by_two_level_threshold": twoLevelKeys, "max_query_size": maxQueryBytes}), query, args...)
 	if err != nil {
 		cancel()
 		return readErr(what, err)
@@ -336,10 +347,104 @@ func (s *Store) rankKeys(ctx context.Context, org string, q analytics.BreakdownQ
 }
 
 // breakdownShape varies a breakdown's query: rank reads the request counts
-// alone; only (when set) restricts the groups to those keys.
+// alone; only (when set) restricts the groups to those keys, onlyHash (by
+// user) to the users of those userHash values.
 type breakdownShape struct {
-	rank bool
-	only []any
+	rank     bool
+	only     []any
+	onlyHash []any
+}
+
+// The integer keys of an end user (migration 00017's view computes the
+// same): the rank groups by userHash; two users whose userHash collides
+// differ in userCheck.
+const (
+	userHash  = "cityHash64(end_user)"
+	userCheck = "sipHash64(end_user)"
+)
+
+// maxRankTies bounds the hashes the sum pass's SQL may hold: the users a
+// window's rank pass leaves to it (those whose request counts are within
+// the window's) times its parts (a rollup's or a raw span's, each with
+// the hashes as its PREWHERE), at most maxQueryBytes of SQL (20 digits, a
+// comma and a space each).
+const (
+	maxRankTies   = 40_000
+	maxQueryBytes = 1 << 20
+)
+
+// rankWindow is what the integer rank pass tells of q's window: empty, no
+// user is in it; ok, its users are those of hashes, from offset on in the
+// breakdown's order (requests DESC, key); neither, rank by the strings.
+type rankWindow struct {
+	empty, ok bool
+	hashes    []any
+	offset    int
+}
+
+// rankUsers ranks org's users for q's window by integers (migration 00017's
+// requests_weekly_user_rank for its whole weeks, the user rollups and the
+// raw rows hashed on the fly for the rest): grouped by userHash, it sorts
+// the request counts and returns the hashes of the users whose counts lie
+// between the window's first and last (ties included, whose order needs
+// their names) and how many users rank above them. A userHash with two
+// userCheck values (a collision), or more hashes times the sum pass's parts
+// than s.rankTies (its SQL would exceed maxQueryBytes), answers neither
+// empty nor ok.
+func (s *Store) rankUsers(ctx context.Context, org string, q analytics.BreakdownQuery) (rankWindow, error) {
+	fromMs, toMs, _ := analytics.RangeMillis(q.From, q.To)
+	rolled, rawSpans, err := s.plan(ctx, fromMs, toMs, weeklyUserRank)
+	if err != nil {
+		return rankWindow{}, err
+	}
+	var (
+		parts []string
+		args  []any
+	)
+	for _, p := range rolled {
+		cols := userHash + " AS h, " + userCheck + " AS c, requests AS p_n"
+		if p.r.table == weeklyUserRank.table {
+			cols = "user_hash AS h, user_check AS c, requests AS p_n"
+		}
+		w := p.r.where(org, p.sp)
+		parts = append(parts, "SELECT "+cols+" FROM "+p.r.table+w.String())
+		args = append(args, w.args...)
+	}
+	for _, sp := range rawSpans {
+		w := &where{}
+		w.add("org_id = ?", org)
+		w.timeRange(sp.from, sp.to)
+		parts = append(parts, "SELECT "+userHash+" AS h, "+userCheck+" AS c, count() AS p_n FROM requests"+w.String()+" GROUP BY h, c")
+		args = append(args, w.args...)
+	}
+	// s holds the counts in descending order (1-based): the window's first
+	// is s[first], its last s[last].
+	first, last := strconv.Itoa(q.Offset+1), strconv.Itoa(q.Offset+q.Limit)
+	query := "SELECT length(s), toUInt64(arrayCount(x -> x > s[" + first + "], s))," +
+		" arrayMap(t -> tupleElement(t, 1), arrayFilter(t -> tupleElement(t, 2) >= s[least(" + last + ", length(s))]" +
+		" AND tupleElement(t, 2) <= s[" + first + "], p)), collisions" +
+		" FROM (SELECT arrayReverseSort(groupArray(n)) AS s, groupArray((h, n)) AS p, countIf(c1 != c2) AS collisions" +
+		" FROM (SELECT h, sum(p_n) AS n, min(c) AS c1, max(c) AS c2 FROM (" + strings.Join(parts, " UNION ALL ") + ") GROUP BY h))"
+	var (
+		users, above, collisions uint64
+		hashes                   []uint64
+	)
+	if err := s.conn.QueryRow(s.readCtx(ctx), query, args...).Scan(&users, &above, &hashes, &collisions); err != nil {
+		return rankWindow{}, readErr("rank by user", err)
+	}
+	switch {
+	case collisions > 0: // users counts the hashes, fewer than the users
+		return rankWindow{}, nil
+	case users <= uint64(q.Offset):
+		return rankWindow{empty: true}, nil
+	case len(hashes)*len(parts) > s.rankTies: // the sum pass has the same parts
+		return rankWindow{}, nil
+	}
+	w := rankWindow{ok: true, offset: q.Offset - int(above), hashes: make([]any, len(hashes))}
+	for i, h := range hashes {
+		w.hashes[i] = h
+	}
+	return w, nil
 }
 
 // breakdownQuery is the SQL of q over org's rows: a UNION ALL of the
@@ -364,6 +469,9 @@ func (s *Store) breakdownQuery(ctx context.Context, org string, q analytics.Brea
 	)
 	rawSpans := []span{{from: fromMs, to: toMs, ok: true}}
 	if r, ok := rollupFor(q.By); ok { // tags have no rollup: read raw
+		if shape.onlyHash != nil {
+			r = weeklyUserRank // finds the users by their hashes' column
+		}
 		var err error
 		if rolled, rawSpans, err = s.plan(ctx, fromMs, toMs, r); err != nil {
 			return "", nil, err
@@ -373,20 +481,25 @@ func (s *Store) breakdownQuery(ctx context.Context, org string, q analytics.Brea
 	// first and the others only where it passes (a page of 26 users of
 	// 100,000 summed in 30% less time than with the keys in the WHERE,
 	// which 18.16 left there).
-	only := func(col string) *where {
+	only := func(table, col string) *where {
 		pre := &where{}
-		if shape.only != nil {
+		switch {
+		case shape.only != nil:
 			pre.add(col+" IN ?", ch.GroupSet{Value: shape.only})
+		case shape.onlyHash != nil && table == weeklyUserRank.table:
+			pre.add("user_hash IN ?", ch.GroupSet{Value: shape.onlyHash})
+		case shape.onlyHash != nil: // by user: col is end_user
+			pre.add(userHash+" IN ?", ch.GroupSet{Value: shape.onlyHash})
 		}
 		return pre
 	}
 	for _, p := range rolled {
-		w, pre := p.r.where(org, p.sp), only(p.r.expr[q.By])
+		w, pre := p.r.where(org, p.sp), only(p.r.table, p.r.expr[q.By])
 		parts = append(parts, "SELECT "+p.r.expr[q.By]+" AS k, "+rolledCols+" FROM "+p.r.table+pre.prewhere()+w.String())
 		args = append(append(args, pre.args...), w.args...)
 	}
 	for _, sp := range rawSpans {
-		w, pre := &where{}, only(expr)
+		w, pre := &where{}, only(table, expr)
 		w.add("org_id = ?", org)
 		w.timeRange(sp.from, sp.to)
 		if q.By == analytics.DimFailureReason {

@@ -124,6 +124,45 @@ func TestReplayedRowsMatchFinal(t *testing.T) {
 		if un != int64(n) || ucost != cost {
 			t.Errorf("%s by user: %d requests, %d micros; FINAL says %d, %d", org, un, ucost, n, cost)
 		}
+		// Pages by user (ranked by integers, then summed) are FINAL's ranks,
+		// also over a range whose whole weeks hold the rows' week (the rank
+		// rollup of 00017 answers for it).
+		const weekMs = 7 * analytics.DayMillis
+		weekAfter := time.UnixMilli((t0.UnixMilli()/weekMs + 1) * weekMs).UTC() // the Unix week after the rows'
+		for i := range 10 {
+			off, to := i%5, t0.Add(3*time.Hour)
+			if i >= 5 {
+				to = weekAfter.Add(3 * time.Hour)
+			}
+			fromMs, toMs, _ := analytics.RangeMillis(from, to)
+			var page []string
+			if err := s.EachBreakdown(ctx, org, analytics.BreakdownQuery{From: from, To: to, By: analytics.DimUser,
+				Offset: off, Limit: 2}, func(r analytics.BreakdownRow) error {
+				page = append(page, fmt.Sprintf("%s:%d:%d", r.Key, r.Requests, r.CostMicros))
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			var want []string
+			rows, err := s.Conn().Query(ctx, "SELECT end_user, count() AS n, sum(cost_micros) FROM requests FINAL WHERE org_id = ?"+
+				" AND time_ms >= ? AND time_ms < ? GROUP BY end_user ORDER BY n DESC, end_user LIMIT ?, 2", org, fromMs, toMs, off)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for rows.Next() {
+				var u string
+				var c uint64
+				var m int64
+				if err := rows.Scan(&u, &c, &m); err != nil {
+					t.Fatal(err)
+				}
+				want = append(want, fmt.Sprintf("%s:%d:%d", u, c, m))
+			}
+			rows.Close()
+			if !reflect.DeepEqual(page, want) {
+				t.Errorf("%s users from %d to %s: %v; FINAL says %v", org, off, to, page, want)
+			}
+		}
 		// Failure reasons over all time (the rollups answer) and over a
 		// range with partial hours at both ends, read raw.
 		for _, rg := range [][2]time.Time{{}, {t0.Add(17*time.Minute + 333*time.Millisecond), t0.Add(71*time.Minute + 7*time.Millisecond)}} {

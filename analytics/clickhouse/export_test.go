@@ -12,3 +12,8 @@ func (s *Store) SetListBudget(rows int64) { s.listBudget = rows }
 // SetExactQuantiles sets how many requests Summary's percentiles are exact
 // for, for tests.
 func (s *Store) SetExactQuantiles(rows int64) { s.exactQuantiles = rows }
+
+// SetRankTies sets how many hashes (users times the sum pass's parts) a
+// page by user's integer rank may leave to the sum pass before it ranks by
+// the strings, for tests.
+func (s *Store) SetRankTies(n int) { s.rankTies = n }

@@ -34,6 +34,13 @@ const (
 // active user where an hour would not, and a week most of them.
 var dailyUser = rollup{"requests_daily_user", "day", dayMs, map[analytics.Dimension]string{analytics.DimUser: "end_user"}, nil}
 
+// Most of an active user's requests in a week gather in one row.
+var weeklyUser = rollup{"requests_weekly_user", "week", weekMs, map[analytics.Dimension]string{analytics.DimUser: "end_user"}, &dailyUser}
+
+// The weekly rollup by user keyed by the user's hashes (migration 00017),
+// for the pages by user only (rankUsers, then their sums): not in rollups.
+var weeklyUserRank = rollup{"requests_weekly_user_rank", "week", weekMs, map[analytics.Dimension]string{analytics.DimUser: "end_user"}, &weeklyUser}
+
 // Failed attempts per reason and hour: the edges of a range the daily
 // rollup leaves.
 var hourlyReason = rollup{"attempts_hourly_reason_exact", "hour", hourMs, map[analytics.Dimension]string{analytics.DimFailureReason: "reason"}, nil}
@@ -45,7 +52,7 @@ var rollups = []rollup{
 		analytics.DimKey:       "key_id",
 		analytics.DimRouteKind: "route_kind",
 	}, nil},
-	{"requests_weekly_user", "week", weekMs, map[analytics.Dimension]string{analytics.DimUser: "end_user"}, &dailyUser},
+	weeklyUser,
 	// Distinct failed requests as sums of marks (migration 00015).
 	{"attempts_daily_reason_exact", "day", dayMs, map[analytics.Dimension]string{analytics.DimFailureReason: "reason"}, &hourlyReason},
 }

@@ -25,6 +25,9 @@ type Store struct {
 	// exactQuantiles is how many requests Summary's percentiles are exact
 	// for (exactQuantileRows; tests lower it).
 	exactQuantiles int64
+	// rankTies is how many hashes (users times parts) a page by user's
+	// integer rank may leave to the sum pass (maxRankTies; tests lower it).
+	rankTies int
 }
 
 var (
@@ -59,7 +62,7 @@ func Open(ctx context.Context, url string) (*Store, error) {
 // New returns a Store over an open connection; it does not migrate.
 func New(conn driver.Conn) *Store {
 	return &Store{conn: conn, limits: DefaultLimits, now: time.Now, epochs: &epochs{}, listBudget: listReadBudget,
-		exactQuantiles: exactQuantileRows}
+		exactQuantiles: exactQuantileRows, rankTies: maxRankTies}
 }
 
 // WithLimits returns a copy of s whose reads carry l instead.

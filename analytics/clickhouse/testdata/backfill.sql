@@ -52,3 +52,10 @@ INSERT INTO attempts_daily_reason_exact
 SELECT org_id, toDateTime(intDiv(toUInt32(hour), 86400) * 86400) AS day, reason, sum(attempts), sum(cost_micros), sum(requests)
 FROM attempts_hourly_reason_exact
 GROUP BY org_id, day, reason
+;;
+INSERT INTO requests_weekly_user_rank
+SELECT org_id, week, cityHash64(end_user) AS user_hash, sipHash64(end_user) AS user_check, end_user, sum(requests),
+    sum(errors), sum(cache_hits), sum(attempts), sum(input_tokens), sum(output_tokens), sum(cost_micros),
+    sum(baseline_micros), sum(savings_micros), sum(latency_sum)
+FROM requests_weekly_user
+GROUP BY org_id, week, end_user
