@@ -67,6 +67,12 @@ func TestLoadCatalogAddressPolicy(t *testing.T) {
 // follows no redirect to a refused address, and refuses loopback at dial
 // time, unless private upstreams are allowed.
 func TestProviderClientRedirects(t *testing.T) {
+	for _, tr := range []string{transportNetHTTP, transportFastHTTP} {
+		t.Run(tr, func(t *testing.T) { checkProviderClientRedirects(t, tr) })
+	}
+}
+
+func checkProviderClientRedirects(t *testing.T, transport string) {
 	var hits atomic.Int32
 	target := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { hits.Add(1) }))
 	t.Cleanup(target.Close)
@@ -75,7 +81,7 @@ func TestProviderClientRedirects(t *testing.T) {
 	}))
 	t.Cleanup(upstream.Close)
 
-	strict := providerClient(false)
+	strict := providerClient(false, transport)
 	if _, err := strict.Get(upstream.URL); !errors.Is(err, openaicompat.ErrBlockedAddress) {
 		t.Errorf("strict client dialed loopback: %v", err)
 	}
@@ -88,7 +94,7 @@ func TestProviderClientRedirects(t *testing.T) {
 		t.Fatalf("the redirect target got %d requests", hits.Load())
 	}
 
-	lax := providerClient(true)
+	lax := providerClient(true, transport)
 	resp, err := lax.Get(upstream.URL)
 	if err != nil {
 		t.Fatal(err)
@@ -105,6 +111,12 @@ func TestProviderClientRedirects(t *testing.T) {
 // of dialing again, and the client never asks the upstream to compress (a
 // gzip body would be inflated on the gateway's CPU for every response).
 func TestProviderClientKeepsABurstsConnections(t *testing.T) {
+	for _, tr := range []string{transportNetHTTP, transportFastHTTP} {
+		t.Run(tr, func(t *testing.T) { checkProviderClientKeepsABurstsConnections(t, tr) })
+	}
+}
+
+func checkProviderClientKeepsABurstsConnections(t *testing.T, transport string) {
 	const burst = 300
 	var dials, arrived atomic.Int64
 	var gzipAsked atomic.Bool
@@ -126,7 +138,7 @@ func TestProviderClientKeepsABurstsConnections(t *testing.T) {
 	upstream.Start()
 	t.Cleanup(upstream.Close)
 
-	hc := providerClient(true)
+	hc := providerClient(true, transport)
 	t.Cleanup(hc.CloseIdleConnections)
 	round := func() {
 		ch := make(chan struct{})
