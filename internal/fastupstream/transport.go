@@ -231,6 +231,7 @@ func (t *Transport) get(key poolKey) (*conn, error) {
 		p.idle[len(p.idle)-1] = nil
 		p.idle = p.idle[:len(p.idle)-1]
 		if now.Sub(c.idleSince) < t.cfg.IdleTimeout {
+			_ = c.nc.SetDeadline(time.Time{}) // in case a late Close woke a read it had finished
 			return c, nil
 		}
 		_ = c.nc.Close()
@@ -495,15 +496,21 @@ type body struct {
 	keep      bool
 	limited   bool
 	chunked   bool
-	done      bool
+	done      bool // the connection is pooled or closed
+	closed    bool // Close was called
+	closing   atomic.Bool
+	err       error // what Read returns once done
 	mu        sync.Mutex
 }
 
 func (b *body) Read(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.done {
+	if b.closed {
 		return 0, errors.New("http: read on closed response body")
+	}
+	if b.done {
+		return 0, b.err
 	}
 	n, err := b.r.Read(p)
 	if b.limited && err == nil && b.r.(*io.LimitedReader).N == 0 {
@@ -524,6 +531,9 @@ func (b *body) Read(p []byte) (int, error) {
 			err = b.ctx.Err()
 		}
 		b.finish(false)
+	}
+	if err != nil {
+		b.err = err
 	}
 	return n, err
 }
@@ -548,7 +558,7 @@ func (b *body) finish(reuse bool) {
 		return
 	}
 	b.done = true
-	if b.stop() && reuse && b.c.br.Buffered() == 0 {
+	if b.stop() && reuse && !b.closing.Load() && b.c.br.Buffered() == 0 {
 		b.c.t.put(b.c)
 		return
 	}
@@ -556,15 +566,15 @@ func (b *body) finish(reuse bool) {
 }
 
 func (b *body) Close() error {
-	if b.mu.TryLock() {
-		b.finish(false)
-		b.mu.Unlock()
-		return nil
+	b.closing.Store(true)
+	if !b.mu.TryLock() {
+		// A Read is in progress: wake it, then finish (closing keeps
+		// the connection out of the pool).
+		_ = b.c.nc.SetDeadline(pastDeadline)
+		b.mu.Lock()
 	}
-	// A Read is in progress: wake it; it finishes the body.
-	_ = b.c.nc.SetDeadline(pastDeadline)
-	b.mu.Lock()
 	b.finish(false)
+	b.closed = true
 	b.mu.Unlock()
 	return nil
 }

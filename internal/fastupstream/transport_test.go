@@ -103,10 +103,13 @@ func TestRoundTripBodies(t *testing.T) {
 			for round := range 3 { // the connection is reused
 				resp := post(t, hc, context.Background(), s.URL+"/v1/x?a=b", `{"a":1}`)
 				got, err := io.ReadAll(resp.Body)
-				resp.Body.Close()
 				if err != nil {
 					t.Fatal(err)
 				}
+				if n, err := resp.Body.Read(make([]byte, 1)); n != 0 || err != io.EOF {
+					t.Fatalf("a Read after the end: %d, %v; want 0, EOF", n, err)
+				}
+				resp.Body.Close()
 				if string(got) != tc.want {
 					t.Fatalf("round %d body %.80q, want %.80q", round, got, tc.want)
 				}
