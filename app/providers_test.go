@@ -2,6 +2,7 @@ package app
 
 import (
 	"errors"
+	"github.com/heddle-gw/heddle/internal/fastupstream"
 	"io"
 	"net"
 	"net/http"
@@ -173,5 +174,22 @@ func checkProviderClientKeepsABurstsConnections(t *testing.T, transport string) 
 	}
 	if gzipAsked.Load() {
 		t.Error("the upstream client sent Accept-Encoding")
+	}
+}
+
+// TestStrictFastClientKeepsFastTransport: the address guard installs its
+// dial check in the fast transport instead of replacing it with net/http,
+// and that transport refuses loopback before any request is sent.
+func TestStrictFastClientKeepsFastTransport(t *testing.T) {
+	var hits atomic.Int64
+	s := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { hits.Add(1) }))
+	t.Cleanup(s.Close)
+	hc := providerClient(false, transportFastHTTP)
+	if _, ok := hc.Transport.(*fastupstream.Transport); !ok {
+		t.Fatalf("guarded transport is %T, want *fastupstream.Transport", hc.Transport)
+	}
+	req, _ := http.NewRequest(http.MethodPost, s.URL, strings.NewReader("{}"))
+	if _, err := hc.Do(req); !errors.Is(err, openaicompat.ErrBlockedAddress) || hits.Load() != 0 {
+		t.Fatalf("err %v, hits %d; want ErrBlockedAddress and no request", err, hits.Load())
 	}
 }

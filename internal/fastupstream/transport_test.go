@@ -2,7 +2,6 @@ package fastupstream_test
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -15,7 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/heddle-gw/heddle/dispatch/provider/openaicompat"
 	"github.com/heddle-gw/heddle/internal/fastupstream"
 	"github.com/heddle-gw/heddle/internal/testwait"
 )
@@ -258,21 +256,5 @@ func TestStalePooledConnectionRetried(t *testing.T) {
 	resp.Body.Close()
 	if string(got) != "ok" || s.dials.Load() != 2 {
 		t.Fatalf("got %q after %d dials", got, s.dials.Load())
-	}
-}
-
-// TestGuardRefusesPrivateAddress: openaicompat's guard installs the address
-// policy in this transport's dialer (and keeps the transport).
-func TestGuardRefusesPrivateAddress(t *testing.T) {
-	var hits atomic.Int64
-	s := newServer(t, func(http.ResponseWriter, *http.Request) { hits.Add(1) })
-	hc := openaicompat.GuardedClient(client(t))
-	if _, ok := hc.Transport.(*fastupstream.Transport); !ok {
-		t.Fatalf("guarded transport is %T, want *fastupstream.Transport", hc.Transport)
-	}
-	req, _ := http.NewRequest(http.MethodPost, s.URL, bytes.NewReader([]byte("{}")))
-	_, err := hc.Do(req)
-	if !errors.Is(err, openaicompat.ErrBlockedAddress) || hits.Load() != 0 {
-		t.Fatalf("err %v, hits %d; want ErrBlockedAddress and no request", err, hits.Load())
 	}
 }
