@@ -277,7 +277,12 @@ func (t *Transport) dial(ctx context.Context, key poolKey, req *http.Request) (*
 		return nil, err
 	}
 	if key.tls {
-		tc := tls.Client(nc, &tls.Config{ServerName: req.URL.Hostname(), NextProtos: []string{"http/1.1"}, MinVersion: tls.VersionTLS12})
+		cfg := &tls.Config{MinVersion: tls.VersionTLS12}
+		if t.fallback.TLSClientConfig != nil { // the roots and settings net/http would use
+			cfg = t.fallback.TLSClientConfig.Clone()
+		}
+		cfg.ServerName, cfg.NextProtos = req.URL.Hostname(), []string{"http/1.1"}
+		tc := tls.Client(nc, cfg)
 		if err := tc.HandshakeContext(ctx); err != nil {
 			_ = nc.Close()
 			return nil, err

@@ -258,3 +258,39 @@ func TestStalePooledConnectionRetried(t *testing.T) {
 		t.Fatalf("got %q after %d dials", got, s.dials.Load())
 	}
 }
+
+// TestTLS: https goes over TLS with the fallback transport's roots and the
+// URL's host name, and the connection is reused.
+func TestTLS(t *testing.T) {
+	var dials atomic.Int64
+	s := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, "tls=%v", r.TLS != nil)
+	}))
+	s.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+		if st == http.StateNew {
+			dials.Add(1)
+		}
+	}
+	s.StartTLS()
+	t.Cleanup(s.Close)
+	fb := s.Client().Transport.(*http.Transport).Clone()
+	tr := fastupstream.New(fastupstream.Config{Fallback: fb})
+	t.Cleanup(tr.CloseIdleConnections)
+	hc := &http.Client{Transport: tr}
+	for range 2 {
+		resp := post(t, hc, context.Background(), s.URL, "{}")
+		got, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if string(got) != "tls=true" {
+			t.Fatalf("got %q", got)
+		}
+	}
+	if dials.Load() != 1 {
+		t.Fatalf("%d dials, want 1", dials.Load())
+	}
+	// Without the test server's root the handshake fails.
+	plain := &http.Client{Transport: fastupstream.New(fastupstream.Config{})}
+	if _, err := plain.Get(s.URL); err == nil || !strings.Contains(err.Error(), "certificate") {
+		t.Fatalf("untrusted certificate accepted: %v", err)
+	}
+}
