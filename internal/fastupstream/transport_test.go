@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -292,5 +293,29 @@ func TestTLS(t *testing.T) {
 	plain := &http.Client{Transport: fastupstream.New(fastupstream.Config{})}
 	if _, err := plain.Get(s.URL); err == nil || !strings.Contains(err.Error(), "certificate") {
 		t.Fatalf("untrusted certificate accepted: %v", err)
+	}
+}
+
+// TestProxyGoesToNetHTTP: with a proxy variable set, a request the proxy
+// function sends to a proxy goes through the fallback transport, which uses it.
+func TestProxyGoesToNetHTTP(t *testing.T) {
+	var proxied atomic.Int64
+	proxy := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		proxied.Add(1)
+		_, _ = io.WriteString(w, "via proxy "+r.URL.String())
+	})
+	t.Setenv("HTTP_PROXY", proxy.URL)
+	pu, _ := url.Parse(proxy.URL)
+	fb := http.DefaultTransport.(*http.Transport).Clone()
+	fb.Proxy = http.ProxyURL(pu)
+	hc := &http.Client{Transport: fastupstream.New(fastupstream.Config{Fallback: fb})}
+	resp, err := hc.Get("http://upstream.example/v1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if proxied.Load() != 1 || string(got) != "via proxy http://upstream.example/v1" {
+		t.Fatalf("proxy hits %d, body %q", proxied.Load(), got)
 	}
 }
