@@ -175,15 +175,17 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if err == nil || !retryable(req, err) {
 			return resp, err
 		}
-		// The server closed a pooled connection before answering: the
-		// request was not processed; send it again on a new one.
-		body, gerr := req.GetBody()
-		if gerr != nil {
-			return nil, err
+		// The server closed a pooled connection before answering, and
+		// req is safe to repeat: send it again on a new one.
+		if req.GetBody != nil {
+			body, gerr := req.GetBody()
+			if gerr != nil {
+				return nil, err
+			}
+			r2 := *req
+			r2.Body = body
+			req = &r2
 		}
-		r2 := *req
-		r2.Body = body
-		req = &r2
 	}
 	if c, err = t.dial(ctx, key, req); err != nil {
 		closeBody(req)
@@ -201,9 +203,23 @@ func closeBody(req *http.Request) {
 // errStaleConn marks a failure on a reused connection before any answer byte.
 var errStaleConn = errors.New("fastupstream: pooled connection closed by server")
 
+// retryable reports whether req may be sent again after err: a stale
+// pooled connection, and a request that is safe to repeat (net/http's rule:
+// an idempotent method, or an idempotency key). A POST is not: the server
+// may have read and processed it before the connection failed, and
+// dispatch, which knows what a second call costs, decides on retries.
 func retryable(req *http.Request, err error) bool {
-	return errors.Is(err, errStaleConn) && req.Context().Err() == nil &&
-		(req.Body == nil || req.Body == http.NoBody || req.GetBody != nil)
+	if !errors.Is(err, errStaleConn) || req.Context().Err() != nil {
+		return false
+	}
+	if req.Body != nil && req.Body != http.NoBody && req.GetBody == nil {
+		return false
+	}
+	switch req.Method {
+	case "", http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodTrace:
+		return true
+	}
+	return req.Header.Get("Idempotency-Key") != "" || req.Header.Get("X-Idempotency-Key") != ""
 }
 
 func hostPort(req *http.Request) string {
@@ -230,13 +246,42 @@ func (t *Transport) get(key poolKey) (*conn, error) {
 		c := p.idle[len(p.idle)-1]
 		p.idle[len(p.idle)-1] = nil
 		p.idle = p.idle[:len(p.idle)-1]
-		if now.Sub(c.idleSince) < t.cfg.IdleTimeout {
+		if now.Sub(c.idleSince) < t.cfg.IdleTimeout && c.br.Buffered() == 0 && alive(c.nc) {
 			_ = c.nc.SetDeadline(time.Time{}) // in case a late Close woke a read it had finished
 			return c, nil
 		}
 		_ = c.nc.Close()
 	}
 	return nil, nil
+}
+
+// alive reports whether an idle connection is still open: a non-blocking
+// peek at its socket finds nothing to read. An idle HTTP/1.1 connection has
+// nothing to say, so a closed one (the server's idle timeout: EOF) or one
+// with bytes waiting (a TLS alert, a stray answer) is not reused; the
+// request then goes out on a new connection instead of failing on this one.
+func alive(nc net.Conn) bool {
+	if tc, ok := nc.(*tls.Conn); ok {
+		nc = tc.NetConn()
+	}
+	sc, ok := nc.(syscall.Conn)
+	if !ok {
+		return true
+	}
+	rc, err := sc.SyscallConn()
+	if err != nil {
+		return false
+	}
+	open := false
+	var buf [1]byte
+	if err := rc.Read(func(fd uintptr) bool {
+		n, _, rerr := syscall.Recvfrom(int(fd), buf[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
+		open = n < 0 && (rerr == syscall.EAGAIN || rerr == syscall.EWOULDBLOCK)
+		return true // never wait for the socket to become readable
+	}); err != nil {
+		return false
+	}
+	return open
 }
 
 // put returns c to its pool, or closes it when the pool is full.

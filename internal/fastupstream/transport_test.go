@@ -242,10 +242,12 @@ func TestRedirectsFollowed(t *testing.T) {
 	}
 }
 
-// TestStalePooledConnectionRetried: a pooled connection the server closed
-// while idle is not an error: the request goes out on a new one.
-func TestStalePooledConnectionRetried(t *testing.T) {
-	s := newServer(t, func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, "ok") })
+// TestIdleClosedConnectionNotReused: a pooled connection the server closed
+// while idle is seen closed before use: every request, a plain POST too, goes
+// out once, on a new connection.
+func TestIdleClosedConnectionNotReused(t *testing.T) {
+	var requests atomic.Int64
+	s := newServer(t, func(w http.ResponseWriter, r *http.Request) { requests.Add(1); _, _ = io.WriteString(w, "ok") })
 	hc := client(t)
 	resp := post(t, hc, context.Background(), s.URL, "{}")
 	_, _ = io.ReadAll(resp.Body)
@@ -255,8 +257,101 @@ func TestStalePooledConnectionRetried(t *testing.T) {
 	resp = post(t, hc, context.Background(), s.URL, "{}")
 	got, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if string(got) != "ok" || s.dials.Load() != 2 {
-		t.Fatalf("got %q after %d dials", got, s.dials.Load())
+	if string(got) != "ok" || s.dials.Load() != 2 || requests.Load() != 2 {
+		t.Fatalf("got %q after %d dials, %d requests served; want ok, 2, 2", got, s.dials.Load(), requests.Load())
+	}
+}
+
+// TestStalePooledConnectionRetried: a pooled connection that passes the
+// idle check but is closed after the request was written, with no answer,
+// is sent again on a new connection only when the request is safe to repeat
+// (a GET, a POST with an idempotency key). A plain POST is not sent twice:
+// its error is returned, for dispatch to decide.
+func TestStalePooledConnectionRetried(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		method    string
+		key       string
+		wantRetry bool
+	}{
+		{"get", http.MethodGet, "", true},
+		{"post with idempotency key", http.MethodPost, "k1", true},
+		{"post", http.MethodPost, "", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { ln.Close() })
+			var dials, requests atomic.Int64
+			go func() {
+				for {
+					nc, err := ln.Accept()
+					if err != nil {
+						return
+					}
+					n := dials.Add(1)
+					go func() {
+						defer nc.Close()
+						br := bufio.NewReader(nc)
+						for i := 0; ; i++ {
+							req, err := http.ReadRequest(br)
+							if err != nil {
+								return
+							}
+							_, _ = io.Copy(io.Discard, req.Body)
+							requests.Add(1)
+							if n == 1 && i == 1 {
+								return // read the second request on the first connection, then drop it unanswered
+							}
+							_, _ = io.WriteString(nc, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+						}
+					}()
+				}
+			}()
+			url := "http://" + ln.Addr().String() + "/"
+			hc := client(t)
+			send := func() (*http.Response, error) {
+				var body io.Reader
+				if tc.method == http.MethodPost {
+					body = strings.NewReader("{}")
+				}
+				req, err := http.NewRequest(tc.method, url, body)
+				if err != nil {
+					return nil, err
+				}
+				if tc.key != "" {
+					req.Header.Set("Idempotency-Key", tc.key)
+				}
+				return hc.Do(req)
+			}
+			resp, err := send()
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, _ = io.ReadAll(resp.Body)
+			resp.Body.Close()
+			resp, err = send()
+			if !tc.wantRetry {
+				if err == nil {
+					resp.Body.Close()
+					t.Fatalf("a plain POST dropped unanswered was sent again (%d dials, %d requests)", dials.Load(), requests.Load())
+				}
+				if dials.Load() != 1 || requests.Load() != 2 {
+					t.Fatalf("%d dials, %d requests after a dropped POST; want 1 and 2", dials.Load(), requests.Load())
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if string(got) != "ok" || dials.Load() != 2 || requests.Load() != 3 {
+				t.Fatalf("got %q after %d dials, %d requests; want ok, 2, 3", got, dials.Load(), requests.Load())
+			}
+		})
 	}
 }
 
