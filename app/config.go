@@ -30,6 +30,7 @@ type Config struct {
 	CatalogFile       string        // HEDDLE_CATALOG_FILE: operator override of the catalog
 	MaxBodyBytes      int           // HEDDLE_MAX_BODY_BYTES: default 20 MiB
 	AllowPrivate      bool          // HEDDLE_ALLOW_PRIVATE_UPSTREAMS: allow loopback/private upstream URLs
+	UpstreamTransport string        // HEDDLE_UPSTREAM_TRANSPORT: nethttp (default) or fasthttp (opt-in)
 	TrustedProxies    []string      // HEDDLE_TRUSTED_PROXIES: comma-separated IPs/CIDRs of the load balancers
 	ProxyHeader       string        // HEDDLE_PROXY_HEADER: the client-address header they set (default X-Real-IP)
 	OrgsPerHour       int           // HEDDLE_ORGS_PER_HOUR: organisations one client address may create per hour (default 10)
@@ -116,6 +117,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		CatalogFile:       r.str("HEDDLE_CATALOG_FILE", ""),
 		MaxBodyBytes:      r.int("HEDDLE_MAX_BODY_BYTES", 20<<20),
 		AllowPrivate:      r.bool("HEDDLE_ALLOW_PRIVATE_UPSTREAMS", false),
+		UpstreamTransport: r.str("HEDDLE_UPSTREAM_TRANSPORT", transportNetHTTP),
 		TrustedProxies:    splitList(r.str("HEDDLE_TRUSTED_PROXIES", "")),
 		ProxyHeader:       r.str("HEDDLE_PROXY_HEADER", "X-Real-IP"),
 		OrgsPerHour:       r.int("HEDDLE_ORGS_PER_HOUR", 10),
@@ -210,6 +212,9 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		if _, _, err := net.ParseCIDR(p); err != nil && net.ParseIP(p) == nil {
 			errs = append(errs, fmt.Errorf("HEDDLE_TRUSTED_PROXIES: %q is neither an IP address nor a CIDR range", p))
 		}
+	}
+	if c.UpstreamTransport != transportNetHTTP && c.UpstreamTransport != transportFastHTTP {
+		errs = append(errs, fmt.Errorf("HEDDLE_UPSTREAM_TRANSPORT: %q; want %s or %s", c.UpstreamTransport, transportNetHTTP, transportFastHTTP))
 	}
 	if c.MasterKeyset != "" && c.MasterKeysetFile != "" {
 		errs = append(errs, errors.New("HEDDLE_MASTER_KEYSET and HEDDLE_MASTER_KEYSET_FILE are both set; choose one"))

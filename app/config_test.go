@@ -17,7 +17,8 @@ func TestLoadConfigDefaults(t *testing.T) {
 		t.Fatalf("LoadConfig: %v", err)
 	}
 	if c.Env != "development" || c.Addr != ":8080" || c.DataDir != "./data" || c.MaxBodyBytes != 20<<20 ||
-		c.ShutdownTimeout != 30*time.Second || c.MaxAttempts != 3 || c.CookieSecure || c.SpillDir != filepath.Join("data", "spill") {
+		c.ShutdownTimeout != 30*time.Second || c.MaxAttempts != 3 || c.CookieSecure || c.SpillDir != filepath.Join("data", "spill") ||
+		c.UpstreamTransport != transportNetHTTP {
 		t.Fatalf("defaults = %+v", c)
 	}
 }
@@ -46,6 +47,7 @@ func TestLoadConfigJoinsEveryError(t *testing.T) {
 		"HEDDLE_ALLOW_PRIVATE_UPSTREAMS": "true",
 		"HEDDLE_REDIS_URL":               "redis://a",
 		"HEDDLE_REDIS_URL_FILE":          "/nope",
+		"HEDDLE_UPSTREAM_TRANSPORT":      "curl",
 	}))
 	if err == nil {
 		t.Fatal("want an error")
@@ -54,6 +56,7 @@ func TestLoadConfigJoinsEveryError(t *testing.T) {
 		"HEDDLE_MAX_BODY_BYTES", "HEDDLE_SHUTDOWN_TIMEOUT", "HEDDLE_LOG_LEVEL",
 		"HEDDLE_MASTER_KEYSET or HEDDLE_MASTER_KEYSET_FILE is required in production",
 		"HEDDLE_SESSION_SECRET", "HEDDLE_ALLOW_PRIVATE_UPSTREAMS", "HEDDLE_REDIS_URL and HEDDLE_REDIS_URL_FILE",
+		`HEDDLE_UPSTREAM_TRANSPORT: "curl"; want nethttp or fasthttp`,
 	} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error does not mention %q:\n%v", want, err)

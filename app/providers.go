@@ -17,10 +17,10 @@ import (
 )
 
 // providerClient is the HTTP client every provider adapter shares:
-// upstreamClient, unless the operator allows private upstreams guarded by
+// upstreamClient over transport (HEDDLE_UPSTREAM_TRANSPORT), unless the operator allows private upstreams guarded by
 // the address policy on every dialed address and redirect target.
-func providerClient(allowPrivate bool) *http.Client {
-	hc := upstreamClient()
+func providerClient(allowPrivate bool, transport string) *http.Client {
+	hc := upstreamClient(transport)
 	if !allowPrivate {
 		hc = openaicompat.GuardedClient(hc)
 	}

@@ -2,6 +2,7 @@ package app
 
 import (
 	"errors"
+	"github.com/heddle-gw/heddle/internal/fastupstream"
 	"io"
 	"net"
 	"net/http"
@@ -67,6 +68,12 @@ func TestLoadCatalogAddressPolicy(t *testing.T) {
 // follows no redirect to a refused address, and refuses loopback at dial
 // time, unless private upstreams are allowed.
 func TestProviderClientRedirects(t *testing.T) {
+	for _, tr := range []string{transportNetHTTP, transportFastHTTP} {
+		t.Run(tr, func(t *testing.T) { checkProviderClientRedirects(t, tr) })
+	}
+}
+
+func checkProviderClientRedirects(t *testing.T, transport string) {
 	var hits atomic.Int32
 	target := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { hits.Add(1) }))
 	t.Cleanup(target.Close)
@@ -75,7 +82,7 @@ func TestProviderClientRedirects(t *testing.T) {
 	}))
 	t.Cleanup(upstream.Close)
 
-	strict := providerClient(false)
+	strict := providerClient(false, transport)
 	if _, err := strict.Get(upstream.URL); !errors.Is(err, openaicompat.ErrBlockedAddress) {
 		t.Errorf("strict client dialed loopback: %v", err)
 	}
@@ -88,7 +95,7 @@ func TestProviderClientRedirects(t *testing.T) {
 		t.Fatalf("the redirect target got %d requests", hits.Load())
 	}
 
-	lax := providerClient(true)
+	lax := providerClient(true, transport)
 	resp, err := lax.Get(upstream.URL)
 	if err != nil {
 		t.Fatal(err)
@@ -105,6 +112,12 @@ func TestProviderClientRedirects(t *testing.T) {
 // of dialing again, and the client never asks the upstream to compress (a
 // gzip body would be inflated on the gateway's CPU for every response).
 func TestProviderClientKeepsABurstsConnections(t *testing.T) {
+	for _, tr := range []string{transportNetHTTP, transportFastHTTP} {
+		t.Run(tr, func(t *testing.T) { checkProviderClientKeepsABurstsConnections(t, tr) })
+	}
+}
+
+func checkProviderClientKeepsABurstsConnections(t *testing.T, transport string) {
 	const burst = 300
 	var dials, arrived atomic.Int64
 	var gzipAsked atomic.Bool
@@ -126,7 +139,7 @@ func TestProviderClientKeepsABurstsConnections(t *testing.T) {
 	upstream.Start()
 	t.Cleanup(upstream.Close)
 
-	hc := providerClient(true)
+	hc := providerClient(true, transport)
 	t.Cleanup(hc.CloseIdleConnections)
 	round := func() {
 		ch := make(chan struct{})
@@ -161,5 +174,22 @@ func TestProviderClientKeepsABurstsConnections(t *testing.T) {
 	}
 	if gzipAsked.Load() {
 		t.Error("the upstream client sent Accept-Encoding")
+	}
+}
+
+// TestStrictFastClientKeepsFastTransport: the address guard installs its
+// dial check in the fast transport instead of replacing it with net/http,
+// and that transport refuses loopback before any request is sent.
+func TestStrictFastClientKeepsFastTransport(t *testing.T) {
+	var hits atomic.Int64
+	s := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { hits.Add(1) }))
+	t.Cleanup(s.Close)
+	hc := providerClient(false, transportFastHTTP)
+	if _, ok := hc.Transport.(*fastupstream.Transport); !ok {
+		t.Fatalf("guarded transport is %T, want *fastupstream.Transport", hc.Transport)
+	}
+	req, _ := http.NewRequest(http.MethodPost, s.URL, strings.NewReader("{}"))
+	if _, err := hc.Do(req); !errors.Is(err, openaicompat.ErrBlockedAddress) || hits.Load() != 0 {
+		t.Fatalf("err %v, hits %d; want ErrBlockedAddress and no request", err, hits.Load())
 	}
 }

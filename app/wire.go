@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/heddle-gw/heddle/internal/fastupstream"
 	"log/slog"
 	"net"
 	"net/http"
@@ -122,7 +123,7 @@ func wire(ctx context.Context, cfg Config, logger *slog.Logger) (_ *components, 
 	if err = c.openRedis(ctx); err != nil {
 		return nil, err
 	}
-	c.hc = providerClient(cfg.AllowPrivate)
+	c.hc = providerClient(cfg.AllowPrivate, cfg.UpstreamTransport)
 	if c.tracing, err = newTracing(ctx, cfg, logger); err != nil {
 		return nil, err
 	}
@@ -380,17 +381,30 @@ func codecs() gateway.Codecs {
 // the load benchmark), so the next burst reuses them instead of dialing.
 const upstreamIdlePerHost = 1024
 
+// The values of HEDDLE_UPSTREAM_TRANSPORT.
+const (
+	transportNetHTTP  = "nethttp"
+	transportFastHTTP = "fasthttp"
+)
+
 // upstreamClient is the one HTTP client every provider adapter shares. It
 // has no overall timeout: dispatch bounds first byte and idle time itself.
 // It does not ask for compressed responses: inflating every answer would
-// cost the gateway CPU for bytes that cross a datacenter link.
-func upstreamClient() *http.Client {
+// cost the gateway CPU for bytes that cross a datacenter link. With
+// transport fasthttp it speaks through fastupstream, which hands what it
+// does not handle (a proxy, request trailers) to the net/http transport.
+func upstreamClient(transport string) *http.Client {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.MaxIdleConns = 4 * upstreamIdlePerHost
 	t.MaxIdleConnsPerHost = upstreamIdlePerHost
 	t.DisableCompression = true
 	t.IdleConnTimeout = 90 * time.Second
 	t.DialContext = (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext
+	if transport == transportFastHTTP {
+		return &http.Client{Transport: fastupstream.New(fastupstream.Config{
+			MaxIdlePerHost: upstreamIdlePerHost, IdleTimeout: 90 * time.Second, DialTimeout: 10 * time.Second, Fallback: t,
+		})}
+	}
 	return &http.Client{Transport: t}
 }
 

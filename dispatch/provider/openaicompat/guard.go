@@ -39,9 +39,21 @@ func control(_, address string, _ syscall.RawConn) error {
 	return nil
 }
 
-// guardedTransport clones base (when it is an *http.Transport) with the
-// address check in its dialer and no proxy.
-func guardedTransport(base http.RoundTripper) *http.Transport {
+// dialControlled is a transport other than *http.Transport that can run a
+// socket control function on every address it dials (fastupstream's). The
+// returned transport must use no proxy and apply control to every dial,
+// including any it hands to another transport.
+type dialControlled interface {
+	WithDialControl(control func(network, address string, c syscall.RawConn) error) http.RoundTripper
+}
+
+// guardedTransport clones base (when it is an *http.Transport, or one that
+// takes a dial control) with the address check in its dialer and no proxy;
+// any other base is replaced by a guarded net/http transport.
+func guardedTransport(base http.RoundTripper) http.RoundTripper {
+	if dc, ok := base.(dialControlled); ok {
+		return dc.WithDialControl(control)
+	}
 	t, ok := base.(*http.Transport)
 	if !ok || t == nil {
 		t = http.DefaultTransport.(*http.Transport)
