@@ -21,7 +21,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"time"
 )
 
 // DefaultBaseURL is the Hugging Face hub.
@@ -35,19 +34,14 @@ var (
 	ErrHTTP     = errors.New("hfpull: unexpected HTTP status")
 )
 
-// Client downloads model directories. The zero value is usable.
+// Client downloads model directories.
 type Client struct {
-	// HTTP is the client used; nil means one with a 30-minute overall timeout.
+	// HTTP is the client used: the caller's, guarded by the outbound
+	// address policy (internal/netpolicy) as `heddle models pull` does. Nil
+	// is refused, so no pull dials unguarded.
 	HTTP *http.Client
 	// Token, when set, is sent as a bearer token (gated models).
 	Token string
-}
-
-// Pull downloads model name (e.g. "sentence-transformers/all-MiniLM-L6-v2")
-// from baseURL (DefaultBaseURL when empty) into destDir with a default Client.
-// It returns the files written, relative to destDir.
-func Pull(ctx context.Context, name, destDir, baseURL string) ([]string, error) {
-	return (&Client{}).Pull(ctx, name, destDir, baseURL)
 }
 
 var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*(/[A-Za-z0-9][A-Za-z0-9._-]*)?$`)
@@ -58,7 +52,9 @@ var tokenizerFiles = []string{
 	"sentence_bert_config.json", "modules.json", "1_Pooling/config.json",
 }
 
-// Pull is the package-level Pull with this client's settings.
+// Pull downloads model name (e.g. "sentence-transformers/all-MiniLM-L6-v2")
+// from baseURL (DefaultBaseURL when empty) into destDir. It returns the
+// files written, relative to destDir.
 func (c *Client) Pull(ctx context.Context, name, destDir, baseURL string) ([]string, error) {
 	if !nameRE.MatchString(name) || strings.Contains(name, "..") {
 		return nil, fmt.Errorf("%w: %q", ErrName, name)
@@ -200,11 +196,10 @@ func (c *Client) get(ctx context.Context, u string) (*http.Response, error) {
 	if c.Token != "" {
 		req.Header.Set("Authorization", "Bearer "+c.Token)
 	}
-	hc := c.HTTP
-	if hc == nil {
-		hc = &http.Client{Timeout: 30 * time.Minute}
+	if c.HTTP == nil {
+		return nil, errors.New("hfpull: no HTTP client (pass one guarded by the address policy)")
 	}
-	resp, err := hc.Do(req)
+	resp, err := c.HTTP.Do(req)
 	if err != nil {
 		return nil, fmt.Errorf("hfpull: %w", err)
 	}

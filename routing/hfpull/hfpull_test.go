@@ -68,7 +68,7 @@ func TestPull(t *testing.T) {
 	files := modelFiles()
 	srv := hub(t, "org/tiny-model", files, "")
 	dest := t.TempDir()
-	got, err := Pull(context.Background(), "org/tiny-model", dest, srv.URL)
+	got, err := (&Client{HTTP: srv.Client()}).Pull(context.Background(), "org/tiny-model", dest, srv.URL)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +139,7 @@ func TestPullErrors(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dest := t.TempDir()
-			_, err := Pull(ctx, tc.model, dest, srv.URL)
+			_, err := (&Client{HTTP: srv.Client()}).Pull(ctx, tc.model, dest, srv.URL)
 			if !errors.Is(err, tc.want) {
 				t.Fatalf("err %v, want %v", err, tc.want)
 			}
@@ -153,7 +153,7 @@ func TestPullErrors(t *testing.T) {
 		})
 	}
 	noONNX := hub(t, "org/no-onnx", map[string][]byte{"config.json": []byte("{}")}, "")
-	if _, err := Pull(ctx, "org/no-onnx", t.TempDir(), noONNX.URL); !errors.Is(err, ErrNoONNX) {
+	if _, err := (&Client{HTTP: noONNX.Client()}).Pull(ctx, "org/no-onnx", t.TempDir(), noONNX.URL); !errors.Is(err, ErrNoONNX) {
 		t.Fatalf("err %v, want ErrNoONNX", err)
 	}
 }
@@ -167,7 +167,7 @@ func TestPullSendsToken(t *testing.T) {
 	})
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
-	c := &Client{Token: "hf_secret"}
+	c := &Client{HTTP: srv.Client(), Token: "hf_secret"}
 	if _, err := c.Pull(context.Background(), "org/gated", t.TempDir(), srv.URL); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("err %v", err)
 	}
