@@ -69,11 +69,21 @@ func embedPooled(ctx context.Context, e Embedder, text string, d time.Duration) 
 	vec = (*buf)[:e.Dim()]
 	start := time.Now()
 	into.EmbedInto(vec, text)
-	if time.Since(start) > d {
+	if err := overran(start, d); err != nil {
 		vecPool.Put(buf)
-		return nil, nil, fmt.Errorf("%w after %v: %w", ErrEmbedTimeout, d, context.DeadlineExceeded)
+		return nil, nil, err
 	}
 	return vec, buf, nil
+}
+
+// overran is the timeout error of an inline embedding that started at start
+// and ran past d, else nil: an inline embedder runs on the caller's
+// goroutine, so its time limit is checked once it returned.
+func overran(start time.Time, d time.Duration) error {
+	if time.Since(start) > d {
+		return fmt.Errorf("%w after %v: %w", ErrEmbedTimeout, d, context.DeadlineExceeded)
+	}
+	return nil
 }
 
 // releaseVec returns an embedPooled buffer to the pool (nil: nothing).
@@ -98,11 +108,13 @@ func EmbedWithTimeout(ctx context.Context, e Embedder, text string, d time.Durat
 	if in, ok := e.(Inline); ok && in.InlineEmbed() && len(text) <= InlineMaxBytes {
 		start := time.Now()
 		v, err := e.Embed(ctx, text)
-		switch {
-		case err != nil:
+		if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrEmbed, err)
-		case time.Since(start) > d:
-			return nil, fmt.Errorf("%w after %v: %w", ErrEmbedTimeout, d, context.DeadlineExceeded)
+		}
+		if err := overran(start, d); err != nil {
+			return nil, err
+		}
+		switch {
 		case len(v) != e.Dim():
 			return nil, fmt.Errorf("%w: got %d dimensions, want %d", ErrEmbed, len(v), e.Dim())
 		}
