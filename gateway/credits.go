@@ -199,12 +199,11 @@ func (s creditStage) finish(ctx context.Context, p *pass, _ error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	if st := p.res.sessionOrNil(); st != nil {
-		if sum := st.summary.Load(); sum != nil && ct.funding.BYOK[sum.Served.Provider] {
-			// Its own request id: the ledger keeps one debit per request id,
-			// and the turn's own settlement or fee holds p's.
-			s.chargeFee(ctx, p, handoverRequestID(p.t.RequestID), sum.Served.Model, s.pricer.CostMicros(sum.Served, sum.Usage))
-		}
+	if sum := p.summary; sum != nil && ct.funding.BYOK[sum.Served.Provider] {
+		// The summary the account stage priced. Its own request id: the
+		// ledger keeps one debit per request id, and the turn's own
+		// settlement or fee holds p's.
+		s.chargeFee(ctx, p, handoverRequestID(p.t.RequestID), sum.Served.Model, s.pricer.CostMicros(sum.Served, sum.Usage))
 	}
 	served := p.result != nil && p.result.Shared == dispatch.SharedNone && p.result.Attempts > 0
 	platform := served && ct.use != nil && ct.use.usedFor(p.result.Served.Provider)

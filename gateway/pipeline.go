@@ -62,6 +62,7 @@ type pass struct {
 	answered bool             // cache: served from the cache
 	result   *dispatch.Result // dispatch
 	turnCost int64            // account: the turn's own cost, without its handover summary
+	summary  *dispatch.Result // account: the handover summary call it priced (nil: none)
 	response *llm.Response    // dispatch or cache: the complete answer
 	body     []byte           // dispatch: the whole answer as sent
 }

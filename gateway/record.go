@@ -26,11 +26,14 @@ type accountStage struct{ pricer Pricer }
 func (a accountStage) finish(_ context.Context, p *pass, _ error) {
 	a.turn(p)
 	if st := p.res.sessionOrNil(); st != nil {
-		if sum := st.summary.Load(); sum != nil && sum.Shared == dispatch.SharedNone {
-			c := a.pricer.CostMicros(sum.Served, sum.Usage)
-			p.rec.CostMicros += c
-			p.rec.SavingsMicros -= c
-		}
+		// Read once: a summary that outlived its handover deadline may still
+		// store its result, and the credits stage must see the same one.
+		p.summary = st.summary.Load()
+	}
+	if sum := p.summary; sum != nil && sum.Shared == dispatch.SharedNone {
+		c := a.pricer.CostMicros(sum.Served, sum.Usage)
+		p.rec.CostMicros += c
+		p.rec.SavingsMicros -= c
 	}
 }
 
