@@ -30,7 +30,7 @@ type Config struct {
 	CatalogFile       string        // HEDDLE_CATALOG_FILE: operator override of the catalog
 	MaxBodyBytes      int           // HEDDLE_MAX_BODY_BYTES: default 20 MiB
 	AllowPrivate      bool          // HEDDLE_ALLOW_PRIVATE_UPSTREAMS: allow loopback/private upstream URLs
-	UpstreamTransport string        // HEDDLE_UPSTREAM_TRANSPORT: nethttp (default) or fasthttp (opt-in)
+	UpstreamTransport string        // HEDDLE_UPSTREAM_TRANSPORT: fasthttp (default) or nethttp
 	TrustedProxies    []string      // HEDDLE_TRUSTED_PROXIES: comma-separated IPs/CIDRs of the load balancers
 	ProxyHeader       string        // HEDDLE_PROXY_HEADER: the client-address header they set (default X-Real-IP)
 	OrgsPerHour       int           // HEDDLE_ORGS_PER_HOUR: organisations one client address may create per hour (default 10)
@@ -117,7 +117,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		CatalogFile:       r.str("HEDDLE_CATALOG_FILE", ""),
 		MaxBodyBytes:      r.int("HEDDLE_MAX_BODY_BYTES", 20<<20),
 		AllowPrivate:      r.bool("HEDDLE_ALLOW_PRIVATE_UPSTREAMS", false),
-		UpstreamTransport: r.str("HEDDLE_UPSTREAM_TRANSPORT", transportNetHTTP),
+		UpstreamTransport: r.str("HEDDLE_UPSTREAM_TRANSPORT", transportFastHTTP),
 		TrustedProxies:    splitList(r.str("HEDDLE_TRUSTED_PROXIES", "")),
 		ProxyHeader:       r.str("HEDDLE_PROXY_HEADER", "X-Real-IP"),
 		OrgsPerHour:       r.int("HEDDLE_ORGS_PER_HOUR", 10),

@@ -18,7 +18,7 @@ func TestLoadConfigDefaults(t *testing.T) {
 	}
 	if c.Env != "development" || c.Addr != ":8080" || c.DataDir != "./data" || c.MaxBodyBytes != 20<<20 ||
 		c.ShutdownTimeout != 30*time.Second || c.MaxAttempts != 3 || c.CookieSecure || c.SpillDir != filepath.Join("data", "spill") ||
-		c.UpstreamTransport != transportNetHTTP {
+		c.UpstreamTransport != transportFastHTTP {
 		t.Fatalf("defaults = %+v", c)
 	}
 }

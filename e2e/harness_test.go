@@ -40,6 +40,30 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
+// passedThrough names the variables of the test's own environment that
+// every heddle process the harness starts inherits (unless the test sets
+// them itself), so the whole suite can run against a non-default setting:
+// HEDDLE_UPSTREAM_TRANSPORT=fasthttp soaks the fastupstream transport.
+var passedThrough = []string{"HEDDLE_UPSTREAM_TRANSPORT"}
+
+// heddleEnv is the environment of a heddle process: PATH, the passed-through
+// variables the test's environment sets, then env.
+func heddleEnv(env map[string]string, extra ...string) []string {
+	out := append([]string{"PATH=" + os.Getenv("PATH")}, extra...)
+	for _, k := range passedThrough {
+		if _, set := env[k]; set {
+			continue
+		}
+		if v, ok := os.LookupEnv(k); ok {
+			out = append(out, k+"="+v)
+		}
+	}
+	for k, v := range env {
+		out = append(out, k+"="+v)
+	}
+	return out
+}
+
 // instance is one running heddle process.
 type instance struct {
 	URL     string
@@ -99,10 +123,7 @@ func startHeddle(t testing.TB, env map[string]string, args ...string) *instance 
 		in.DataDir = d
 	}
 	cmd := exec.Command(binary, args...)
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + in.DataDir}
-	for k, v := range base {
-		cmd.Env = append(cmd.Env, k+"="+v)
-	}
+	cmd.Env = heddleEnv(base, "HOME="+in.DataDir)
 	cmd.Stdout, cmd.Stderr = in.logs, in.logs
 	begin := time.Now()
 	if err := cmd.Start(); err != nil {
@@ -153,10 +174,7 @@ func (in *instance) logContains(s string) bool { return strings.Contains(in.logs
 func runCLI(ctx context.Context, t *testing.T, env map[string]string, args ...string) (string, error) {
 	t.Helper()
 	cmd := exec.CommandContext(ctx, binary, args...)
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
-	for k, v := range env {
-		cmd.Env = append(cmd.Env, k+"="+v)
-	}
+	cmd.Env = heddleEnv(env)
 	out, err := cmd.CombinedOutput()
 	return string(out), err
 }

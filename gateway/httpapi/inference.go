@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"net/http"
@@ -114,25 +113,12 @@ func (h *Handler) serveTurn(c *fiber.Ctx, f llm.Format, pathModel string, pathSt
 	c.Set(fiber.HeaderContentType, "text/event-stream")
 	c.Set(fiber.HeaderCacheControl, "no-cache")
 	c.Set("X-Accel-Buffering", "no")
-	c.Context().SetBodyStreamWriter(func(w *bufio.Writer) {
-		defer cancel()
-		for bp := range b.chunks {
-			_, err := w.Write(*bp)
-			putChunk(bp) // bufio.Writer copied or wrote it
-			if err != nil {
-				cancel()
-				continue // drain so the turn can finish and record
-			}
-			if len(b.chunks) == 0 {
-				if err := w.Flush(); err != nil {
-					cancel()
-				}
-			}
-		}
-		_ = w.Flush()
-		h.observe(f, <-b.done, served)
+	// The connection's own goroutine pulls the chunks (streamBody.Read):
+	// no body-writer goroutine and no pipe between it and the connection.
+	c.Context().SetBodyStream(&streamBody{b: b, cancel: cancel, done: func(err error) {
+		h.observe(f, err, served)
 		end()
-	})
+	}}, -1)
 	return nil
 }
 

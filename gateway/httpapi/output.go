@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"runtime/debug"
 	"sync"
 
@@ -61,6 +62,86 @@ func (b *bridge) Write(p []byte) error {
 
 // Flush is a no-op: the body writer flushes after every chunk it drains.
 func (b *bridge) Flush() error { return b.ctx.Err() }
+
+// streamBody is a streamed answer's body as fasthttp reads it: the
+// connection's goroutine takes each queued chunk (coalescing those already
+// waiting) and writes and flushes it as one HTTP chunk. fasthttp closes it
+// once the body was written or the write failed; Close ends the turn's
+// context, drains what the turn still writes so it can finish and record,
+// and reports the turn's result to done.
+type streamBody struct {
+	b      *bridge
+	cancel context.CancelFunc
+	done   func(error)
+	cur    *[]byte // the chunk being read, from chunkPool
+	off    int     // bytes of cur already read
+	ended  bool    // chunks is closed and drained
+	closed bool
+}
+
+// Read fills p from the queued chunks, waiting for one only when nothing was
+// read yet; it returns io.EOF once the turn ended and every chunk was read.
+func (s *streamBody) Read(p []byte) (int, error) {
+	n := 0
+	for n < len(p) {
+		if s.cur == nil {
+			if s.ended {
+				break
+			}
+			var (
+				bp *[]byte
+				ok bool
+			)
+			if n == 0 {
+				bp, ok = <-s.b.chunks
+			} else {
+				select {
+				case bp, ok = <-s.b.chunks:
+				default:
+					return n, nil
+				}
+			}
+			if !ok {
+				s.ended = true
+				break
+			}
+			s.cur, s.off = bp, 0
+		}
+		c := copy(p[n:], (*s.cur)[s.off:])
+		n += c
+		s.off += c
+		if s.off == len(*s.cur) {
+			putChunk(s.cur)
+			s.cur = nil
+		}
+	}
+	if n == 0 && s.ended {
+		return 0, io.EOF
+	}
+	return n, nil
+}
+
+// Close ends the stream (once).
+func (s *streamBody) Close() error {
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	if !s.ended {
+		s.cancel() // the write failed or the body was dropped: end the turn
+	}
+	if s.cur != nil {
+		putChunk(s.cur)
+		s.cur = nil
+	}
+	for bp := range s.b.chunks {
+		putChunk(bp)
+	}
+	err := <-s.b.done
+	s.cancel()
+	s.done(err)
+	return nil
+}
 
 // run executes the turn on ctx and closes the bridge. A panic in the turn is
 // recovered here (it runs outside fiber's handler) and becomes an error.

@@ -120,6 +120,14 @@ type server struct {
 // upstream does.
 func newServer(t testing.TB, bodyLimit int, exec *executor) *server {
 	t.Helper()
+	s := newServerOver(t, bodyLimit, exec)
+	s.exec = exec
+	return s
+}
+
+// newServerOver builds a server whose upstream is up.
+func newServerOver(t testing.TB, bodyLimit int, up gateway.Executor) *server {
+	t.Helper()
 	cat, err := catalog.Default()
 	if err != nil {
 		t.Fatal(err)
@@ -132,7 +140,7 @@ func newServer(t testing.TB, bodyLimit int, exec *executor) *server {
 			llm.FormatAnthropic: anthropic.New(), llm.FormatChat: openaichat.New(),
 			llm.FormatResponses: responses.New(), llm.FormatGemini: gemini.New(),
 		},
-		Executor: exec, Recorder: rec, Routers: gateway.StaticRouters{}, Logger: logger, Classify: httpapi.Classify,
+		Executor: up, Recorder: rec, Routers: gateway.StaticRouters{}, Logger: logger, Classify: httpapi.Classify,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -140,7 +148,7 @@ func newServer(t testing.TB, bodyLimit int, exec *executor) *server {
 	h := httpapi.New(httpapi.Deps{Service: svc, Auth: staticAuth{}, Catalog: cat, Logger: logger})
 	app := fiber.New(fiber.Config{BodyLimit: bodyLimit, ErrorHandler: h.ErrorHandler, DisableStartupMessage: true})
 	h.Mount(app)
-	return &server{app: app, h: h, exec: exec, rec: rec}
+	return &server{app: app, h: h, rec: rec}
 }
 
 // reply is a response read whole.
