@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/heddle-gw/heddle/routing"
 	"github.com/heddle-gw/heddle/routing/offline"
 	"github.com/heddle-gw/heddle/routing/routingtest"
+	"github.com/heddle-gw/heddle/routing/wordvec"
 )
 
 var trainedAt = time.Date(2026, 11, 29, 18, 0, 0, 0, time.UTC)
@@ -145,4 +147,84 @@ func knownModels(ids ...string) func(string) bool {
 		set[id] = true
 	}
 	return func(m string) bool { return set[m] }
+}
+
+// orgWordvec is a word-vector embedder over the words of
+// routingtest.OrgEvalJSONL's prompts (seeded random 16-dimensional vectors).
+func orgWordvec(t *testing.T) *wordvec.Embedder {
+	t.Helper()
+	seen := map[string]bool{}
+	v := &wordvec.Vectors{Dim: 16, VocabSize: 1000}
+	for _, line := range strings.Split(string(routingtest.OrgEvalJSONL(20)), "\n") {
+		var s struct{ Prompt string }
+		if json.Unmarshal([]byte(line), &s) != nil {
+			continue
+		}
+		for _, w := range strings.FieldsFunc(strings.ToLower(s.Prompt), func(r rune) bool { return r == ' ' || r == ',' }) {
+			if !seen[w] {
+				seen[w] = true
+				v.Words = append(v.Words, w)
+			}
+		}
+	}
+	rng := rand.New(rand.NewPCG(5, 5))
+	for range len(v.Words) * v.Dim {
+		v.Vecs = append(v.Vecs, float32(rng.NormFloat64()))
+	}
+	e, err := wordvec.New(v, 1e-3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// An organisation's upload trains with the embedder the gateway routes
+// organisation bundles with (OrgTrainConfig.Embedder, HEDDLE_EMBEDDER): the
+// bundle records it, routes only with it, and its predictor (when chosen)
+// reads its dimensions; a training job does the same with
+// JobsConfig.Embedder.
+func TestTrainOrgBundleEmbedder(t *testing.T) {
+	ctx := context.Background()
+	emb := orgWordvec(t)
+	cfg := orgCfg()
+	cfg.Embedder, cfg.Shrinkage = emb, 1e-12
+	b, err := offline.TrainOrgBundle(ctx, "org_a", bytes.NewReader(routingtest.OrgEvalJSONL(200)), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Embedder.ID != wordvec.ID || b.Embedder.Dim != 16 || b.Embedder.Fingerprint != emb.Fingerprint() || b.Embedder.Lexical != nil {
+		t.Fatalf("bundle embedder %+v, want wordvec %s", b.Embedder, emb.Fingerprint())
+	}
+	if b.Predictor != nil && len(b.Predictor.Shared) != 16+routing.QueryFeatureCount+1 {
+		t.Fatalf("predictor over %d inputs, want the 16 dimensions and the features", len(b.Predictor.Shared))
+	}
+	if _, err := routing.BundleEmbedder(b, nil); err == nil {
+		t.Fatal("a wordvec bundle routed without its embedder")
+	}
+	r, err := routing.NewRouter(b, emb, routing.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for text, want := range map[string]string{
+		"fix the segfault in the C parser, variant 9000": "strong",
+		"tell me a short joke about cats, please 9001":   "cheap",
+	} {
+		d, err := r.Decide(ctx, routing.Query{Text: text, Alpha: 0.7, Eligible: []string{"cheap", "mid", "strong"}})
+		if err != nil || d.Model != want {
+			t.Fatalf("%q -> %s (%v), want %s", text, d.Model, err, want)
+		}
+	}
+
+	store, bundles := routingtest.NewJobStore(), newGated(false)
+	j := offline.NewJobs(store, bundles, offline.JobsConfig{Workers: 1, Heartbeat: 10 * time.Millisecond, Embedder: emb}, nil)
+	job := submit(t, j, "org_a")
+	start(t, j)
+	waitStatus(t, store, job, routing.JobDone)
+	got := bundles.last()
+	if got == nil {
+		t.Fatal("the job stored no bundle")
+	}
+	if got.Embedder.ID != wordvec.ID || got.Embedder.Fingerprint != emb.Fingerprint() {
+		t.Fatalf("the job's bundle embedder %+v, want wordvec", got.Embedder)
+	}
 }
