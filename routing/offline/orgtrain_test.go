@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"hash/fnv"
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -13,7 +15,6 @@ import (
 	"github.com/heddle-gw/heddle/routing"
 	"github.com/heddle-gw/heddle/routing/offline"
 	"github.com/heddle-gw/heddle/routing/routingtest"
-	"github.com/heddle-gw/heddle/routing/wordvec"
 )
 
 var trainedAt = time.Date(2026, 11, 29, 18, 0, 0, 0, time.UTC)
@@ -149,33 +150,34 @@ func knownModels(ids ...string) func(string) bool {
 	return func(m string) bool { return set[m] }
 }
 
-// orgWordvec is a word-vector embedder over the words of
-// routingtest.OrgEvalJSONL's prompts (seeded random 16-dimensional vectors).
-func orgWordvec(t *testing.T) *wordvec.Embedder {
-	t.Helper()
-	seen := map[string]bool{}
-	v := &wordvec.Vectors{Dim: 16, VocabSize: 1000}
-	for _, line := range strings.Split(string(routingtest.OrgEvalJSONL(20)), "\n") {
-		var s struct{ Prompt string }
-		if json.Unmarshal([]byte(line), &s) != nil {
-			continue
+// wordEmbedder is a pretrained-style embedder for the tests: the
+// L2-normalised sum of one seeded 16-dimensional vector per lower-case word
+// (FNV hash), no refitting on the training prompts.
+type wordEmbedder struct{}
+
+func (wordEmbedder) ID() string          { return "words" }
+func (wordEmbedder) Dim() int            { return 16 }
+func (wordEmbedder) Fingerprint() string { return "words-v1" }
+func (wordEmbedder) Embed(_ context.Context, text string) ([]float32, error) {
+	out := make([]float32, 16)
+	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return r == ' ' || r == ',' }) {
+		h := fnv.New64a()
+		h.Write([]byte(w))
+		rng := rand.New(rand.NewPCG(h.Sum64(), 1))
+		for k := range out {
+			out[k] += float32(rng.NormFloat64())
 		}
-		for _, w := range strings.FieldsFunc(strings.ToLower(s.Prompt), func(r rune) bool { return r == ' ' || r == ',' }) {
-			if !seen[w] {
-				seen[w] = true
-				v.Words = append(v.Words, w)
-			}
+	}
+	var n float64
+	for _, x := range out {
+		n += float64(x) * float64(x)
+	}
+	for k := range out {
+		if n > 0 {
+			out[k] /= float32(math.Sqrt(n))
 		}
 	}
-	rng := rand.New(rand.NewPCG(5, 5))
-	for range len(v.Words) * v.Dim {
-		v.Vecs = append(v.Vecs, float32(rng.NormFloat64()))
-	}
-	e, err := wordvec.New(v, 1e-3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return e
+	return out, nil
 }
 
 // An organisation's upload trains with the embedder the gateway routes
@@ -185,21 +187,21 @@ func orgWordvec(t *testing.T) *wordvec.Embedder {
 // JobsConfig.Embedder.
 func TestTrainOrgBundleEmbedder(t *testing.T) {
 	ctx := context.Background()
-	emb := orgWordvec(t)
+	emb := wordEmbedder{}
 	cfg := orgCfg()
 	cfg.Embedder, cfg.Shrinkage = emb, 1e-12
 	b, err := offline.TrainOrgBundle(ctx, "org_a", bytes.NewReader(routingtest.OrgEvalJSONL(200)), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b.Embedder.ID != wordvec.ID || b.Embedder.Dim != 16 || b.Embedder.Fingerprint != emb.Fingerprint() || b.Embedder.Lexical != nil {
-		t.Fatalf("bundle embedder %+v, want wordvec %s", b.Embedder, emb.Fingerprint())
+	if b.Embedder.ID != "words" || b.Embedder.Dim != 16 || b.Embedder.Fingerprint != emb.Fingerprint() || b.Embedder.Lexical != nil {
+		t.Fatalf("bundle embedder %+v, want words %s", b.Embedder, emb.Fingerprint())
 	}
 	if b.Predictor != nil && len(b.Predictor.Shared) != 16+routing.QueryFeatureCount+1 {
 		t.Fatalf("predictor over %d inputs, want the 16 dimensions and the features", len(b.Predictor.Shared))
 	}
 	if _, err := routing.BundleEmbedder(b, nil); err == nil {
-		t.Fatal("a wordvec bundle routed without its embedder")
+		t.Fatal("a bundle of another embedder routed without it")
 	}
 	r, err := routing.NewRouter(b, emb, routing.Config{})
 	if err != nil {
@@ -224,7 +226,7 @@ func TestTrainOrgBundleEmbedder(t *testing.T) {
 	if got == nil {
 		t.Fatal("the job stored no bundle")
 	}
-	if got.Embedder.ID != wordvec.ID || got.Embedder.Fingerprint != emb.Fingerprint() {
-		t.Fatalf("the job's bundle embedder %+v, want wordvec", got.Embedder)
+	if got.Embedder.ID != "words" || got.Embedder.Fingerprint != emb.Fingerprint() {
+		t.Fatalf("the job's bundle embedder %+v, want words", got.Embedder)
 	}
 }
