@@ -101,6 +101,7 @@ type trainFlags struct {
 	embedder         string
 	lastBlock        bool
 	scorer           string
+	bags             int
 }
 
 func (t *trainFlags) register(fs *flag.FlagSet) {
@@ -113,6 +114,7 @@ func (t *trainFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&t.lastBlock, "last-block", false, "CSV: keep only the prompt's block after its last blank line (training learns shared preambles and strips them without it, as the router does)")
 	fs.StringVar(&t.scorer, "scorer", offline.DefaultScorer, `scorer kind: "`+offline.ScorerAuto+`" (chosen by cross-validation on the training data), "`+
 		routing.ScorerPredictor+`" (per-query predicted quality minus lambda(alpha) x cost), "`+routing.ScorerExpected+`" (cluster expected quality minus lambda(alpha) x cost) or "`+routing.ScorerAvengersPro+`"`)
+	fs.IntVar(&t.bags, "predictor-bags", offline.DefaultPredictorBags, "predictor: fits averaged, each holding out another 1/N of the training data for early stopping and calibration (1: one fit holding out 20%)")
 }
 
 // embedders returns the factory of the embedder the flags name.
@@ -177,6 +179,7 @@ func bundleTrain(ctx context.Context, args []string, stdout io.Writer, ad bundle
 		cfg, _, err := offline.ResolveScorer(ctx, offline.TrainConfig{
 			ID: *id, Revision: *rev, K: tf.k, Seed: *seed, Restarts: tf.restarts,
 			Shrinkage: tf.shrinkage, Scorer: tf.scorer, Date: *date, Notes: *notes,
+			Predictor: offline.PredictorConfig{Bags: tf.bags},
 		}, samples, tf.embedders(ad))
 		if err != nil {
 			return err
@@ -227,7 +230,8 @@ func bundleEval(ctx context.Context, args []string, stdout io.Writer, ad bundleA
 		return fmt.Errorf("%w: %w", routing.ErrUsage, err)
 	}
 	run := offline.EvalRun{
-		Train:  offline.TrainConfig{ID: "eval", K: tf.k, Restarts: tf.restarts, Shrinkage: tf.shrinkage, Scorer: tf.scorer, Progress: ad.progress},
+		Train: offline.TrainConfig{ID: "eval", K: tf.k, Restarts: tf.restarts, Shrinkage: tf.shrinkage, Scorer: tf.scorer, Progress: ad.progress,
+			Predictor: offline.PredictorConfig{Bags: tf.bags}},
 		Router: routing.Config{TopP: *topP, Beta: *beta},
 	}
 	var err error

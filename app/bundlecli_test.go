@@ -352,3 +352,49 @@ func TestModelsPullWordvecKeepsTheAddressPolicy(t *testing.T) {
 		t.Fatalf("--allow-private: err %v after %d requests, want the registry asked (and its 404)", err, asked.Load())
 	}
 }
+
+// --predictor-bags reaches the predictor's training: N > 1 averages N
+// calibrated fits into one (calibration the identity, no difficulty
+// weight), the default is one Platt-calibrated fit.
+func TestTrainCommandPredictorBags(t *testing.T) {
+	ctx := context.Background()
+	var lines strings.Builder
+	for i := range 40 {
+		for _, l := range strings.SplitAfter(strings.TrimSpace(cliJSONL), "\n") {
+			lines.WriteString(strings.Replace(l, `"prompt":"`, fmt.Sprintf(`"prompt":"case %d: `, i), 1))
+		}
+		lines.WriteByte('\n')
+	}
+	data := writeFile(t, "train.jsonl", lines.String())
+	train := func(extra ...string) *routing.Bundle {
+		out := filepath.Join(t.TempDir(), "bundle.json")
+		args := append([]string{"--train", data, "--out", out, "--k", "2", "--scorer", "predictor"}, extra...)
+		if err := bundleTrain(ctx, args, &bytes.Buffer{}, bundleAdapters{}); err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.Open(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		b, err := routing.LoadBundle(f)
+		if err != nil || b.Predictor == nil {
+			t.Fatalf("bundle: %v, predictor %v", err, b != nil && b.Predictor != nil)
+		}
+		return b
+	}
+	collapsed := func(p *routing.Predictor) bool {
+		for m, w := range p.Weights {
+			if p.CalA[m] != 1 || p.CalB[m] != 0 || w[len(w)-2] != 0 {
+				return false
+			}
+		}
+		return true
+	}
+	if one := train(); collapsed(one.Predictor) {
+		t.Fatalf("the default trained an averaged predictor: cal %v %v", one.Predictor.CalA, one.Predictor.CalB)
+	}
+	if bagged := train("--predictor-bags", "4"); !collapsed(bagged.Predictor) {
+		t.Fatalf("--predictor-bags 4: cal %v %v, want the bags' average", bagged.Predictor.CalA, bagged.Predictor.CalB)
+	}
+}

@@ -79,6 +79,7 @@ type components struct {
 	redisLink   *redisLink // nil: no HEDDLE_REDIS_URL
 	orgRouting  *orgsql.Store
 	orgRouters  *routing.OrgRouters
+	orgEmbedder routing.Embedder // HEDDLE_EMBEDDER (nil: lexical-v1): organisation bundles route and train with it
 	orgBudgets  *billing.OrgBudgets
 	budgets     *billing.Budgets
 	spend       *billing.SpendBuffer    // behind budgets
@@ -157,6 +158,7 @@ func wire(ctx context.Context, cfg Config, logger *slog.Logger) (_ *components, 
 			return nil, fmt.Errorf("app: HEDDLE_EMBEDDER: %w", err)
 		}
 	}
+	c.orgEmbedder = orgCfg.Embedder
 	c.orgRouters = routing.NewOrgRouters(c.orgRouting, c.orgRouting, router, orgCfg)
 	cache, err := c.wireCache(router.Embedder())
 	if err != nil {

@@ -36,6 +36,10 @@ type JobsConfig struct {
 	StaleAfter time.Duration
 	// Now is the clock (time.Now).
 	Now func() time.Time
+	// Embedder, when set, is what every job trains with (the gateway's
+	// HEDDLE_EMBEDDER, OrgData.WithEmbedder), so its bundles route with
+	// the embedder the replicas load; nil trains lexical-v1.
+	Embedder routing.Embedder
 }
 
 func (c *JobsConfig) defaults() {

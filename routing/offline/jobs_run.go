@@ -94,7 +94,7 @@ func (j *Jobs) train(parent context.Context, p *pending) {
 		return // cancelled before it started, or the store refused
 	}
 	j.log.InfoContext(parent, "routing training started", "org_id", job.OrgID, "job_id", job.ID, "samples", job.Samples, "via", job.Via)
-	b, err := p.data.Train(ctx, func(stage string, percent int) {
+	b, err := p.data.WithEmbedder(j.cfg.Embedder).Train(ctx, func(stage string, percent int) {
 		j.mu.Lock()
 		p.job.Stage, p.job.Percent = stage, percent
 		j.mu.Unlock()

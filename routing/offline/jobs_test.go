@@ -27,6 +27,7 @@ type gatedBundles struct {
 	release chan struct{}
 	calls   []string // organisations, in PutBundle call order
 	stored  []string // bundle ids stored
+	bundles []*routing.Bundle
 	waiting int
 }
 
@@ -58,6 +59,7 @@ func (g *gatedBundles) PutBundle(ctx context.Context, orgID string, b *routing.B
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.stored = append(g.stored, b.ID)
+	g.bundles = append(g.bundles, b)
 	return routing.InfoOf(orgID, b, time.Now()), nil
 }
 
@@ -67,6 +69,16 @@ func (g *gatedBundles) GetBundle(context.Context, string, string) (*routing.Bund
 
 func (g *gatedBundles) ListBundles(context.Context, string) ([]routing.BundleInfo, error) {
 	return nil, nil
+}
+
+// last is the bundle stored last (nil for none).
+func (g *gatedBundles) last() *routing.Bundle {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if len(g.bundles) == 0 {
+		return nil
+	}
+	return g.bundles[len(g.bundles)-1]
 }
 
 func (g *gatedBundles) snapshot() (calls, stored []string, waiting int) {

@@ -37,6 +37,12 @@ type OrgTrainConfig struct {
 	MinModels  int   // DefaultOrgMinModels
 	// Seed seeds the lexical-v1 hashes and k-means (default 1).
 	Seed uint64
+	// Embedder is the embedder to train with: the one the gateway routes
+	// organisation bundles with (HEDDLE_EMBEDDER), so the bundle records
+	// its id and fingerprint and trains the predictor on its vectors as
+	// `heddle bundle train --embedder` does. nil (or a lexical-v1 embedder)
+	// trains a fresh lexical-v1 of Dim and Seed, fitted on the prompts.
+	Embedder routing.Embedder
 	// K overrides the cluster count (default: samples/25 within [2, MaxOrgK]).
 	K int
 	// Restarts and MaxIter bound k-means (defaults 3 and 50: a training
@@ -137,16 +143,30 @@ func ParseOrgData(orgID string, jsonl io.Reader, cfg OrgTrainConfig) (*OrgData, 
 // Samples is the number of samples d trains on.
 func (d *OrgData) Samples() int { return len(d.samples) }
 
-// Train fits a fresh lexical-v1 embedder on d's prompts and clusters them
-// (see Train), telling progress (when not nil) its stage and percent. The
+// WithEmbedder returns d to be trained with emb (see
+// OrgTrainConfig.Embedder); a nil emb returns d unchanged.
+func (d *OrgData) WithEmbedder(emb routing.Embedder) *OrgData {
+	if emb == nil {
+		return d
+	}
+	c := *d
+	c.cfg.Embedder = emb
+	return &c
+}
+
+// Train embeds d's prompts with its configuration's Embedder (a fresh
+// lexical-v1 fitted on them when nil) and clusters them (see Train), telling progress (when not nil) its stage and percent. The
 // bundle's id is derived from the organisation, data hash and seed, so the
 // same upload trains the same bundle; its revision is the training time. It
 // stops with ctx's error (cancelled, past its deadline) between steps.
 func (d *OrgData) Train(ctx context.Context, progress func(stage string, percent int)) (*routing.Bundle, error) {
 	cfg := d.cfg
-	emb, err := lexical.New(lexical.Params{Dim: cfg.Dim, Seed: cfg.Seed})
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", routing.ErrUsage, err)
+	emb := cfg.Embedder
+	if _, isLexical := emb.(*lexical.Embedder); emb == nil || isLexical {
+		var err error
+		if emb, err = lexical.New(lexical.Params{Dim: cfg.Dim, Seed: cfg.Seed}); err != nil {
+			return nil, fmt.Errorf("%w: %w", routing.ErrUsage, err)
+		}
 	}
 	now := cfg.Now().UTC()
 	hash := DataHash(d.samples)
@@ -168,8 +188,8 @@ func (d *OrgData) Train(ctx context.Context, progress func(stage string, percent
 		Sources:   []string{"organisation evaluation data " + d.orgID},
 		Notes:     "trained from an organisation's uploaded evaluation data",
 	}
-	lexicalOf := func(context.Context, uint64) (routing.Embedder, error) { return emb, nil }
-	tc, _, err := ResolveScorer(ctx, cfg0, d.samples, lexicalOf)
+	embedderOf := func(context.Context, uint64) (routing.Embedder, error) { return emb, nil }
+	tc, _, err := ResolveScorer(ctx, cfg0, d.samples, embedderOf)
 	if err != nil {
 		return nil, err
 	}

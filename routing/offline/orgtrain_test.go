@@ -5,6 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"hash/fnv"
+	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -145,4 +148,85 @@ func knownModels(ids ...string) func(string) bool {
 		set[id] = true
 	}
 	return func(m string) bool { return set[m] }
+}
+
+// wordEmbedder is a pretrained-style embedder for the tests: the
+// L2-normalised sum of one seeded 16-dimensional vector per lower-case word
+// (FNV hash), no refitting on the training prompts.
+type wordEmbedder struct{}
+
+func (wordEmbedder) ID() string          { return "words" }
+func (wordEmbedder) Dim() int            { return 16 }
+func (wordEmbedder) Fingerprint() string { return "words-v1" }
+func (wordEmbedder) Embed(_ context.Context, text string) ([]float32, error) {
+	out := make([]float32, 16)
+	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return r == ' ' || r == ',' }) {
+		h := fnv.New64a()
+		h.Write([]byte(w))
+		rng := rand.New(rand.NewPCG(h.Sum64(), 1))
+		for k := range out {
+			out[k] += float32(rng.NormFloat64())
+		}
+	}
+	var n float64
+	for _, x := range out {
+		n += float64(x) * float64(x)
+	}
+	for k := range out {
+		if n > 0 {
+			out[k] /= float32(math.Sqrt(n))
+		}
+	}
+	return out, nil
+}
+
+// An organisation's upload trains with the embedder the gateway routes
+// organisation bundles with (OrgTrainConfig.Embedder, HEDDLE_EMBEDDER): the
+// bundle records it, routes only with it, and its predictor (when chosen)
+// reads its dimensions; a training job does the same with
+// JobsConfig.Embedder.
+func TestTrainOrgBundleEmbedder(t *testing.T) {
+	ctx := context.Background()
+	emb := wordEmbedder{}
+	cfg := orgCfg()
+	cfg.Embedder, cfg.Shrinkage = emb, 1e-12
+	b, err := offline.TrainOrgBundle(ctx, "org_a", bytes.NewReader(routingtest.OrgEvalJSONL(200)), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Embedder.ID != "words" || b.Embedder.Dim != 16 || b.Embedder.Fingerprint != emb.Fingerprint() || b.Embedder.Lexical != nil {
+		t.Fatalf("bundle embedder %+v, want words %s", b.Embedder, emb.Fingerprint())
+	}
+	if b.Predictor != nil && len(b.Predictor.Shared) != 16+routing.QueryFeatureCount+1 {
+		t.Fatalf("predictor over %d inputs, want the 16 dimensions and the features", len(b.Predictor.Shared))
+	}
+	if _, err := routing.BundleEmbedder(b, nil); err == nil {
+		t.Fatal("a bundle of another embedder routed without it")
+	}
+	r, err := routing.NewRouter(b, emb, routing.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for text, want := range map[string]string{
+		"fix the segfault in the C parser, variant 9000": "strong",
+		"tell me a short joke about cats, please 9001":   "cheap",
+	} {
+		d, err := r.Decide(ctx, routing.Query{Text: text, Alpha: 0.7, Eligible: []string{"cheap", "mid", "strong"}})
+		if err != nil || d.Model != want {
+			t.Fatalf("%q -> %s (%v), want %s", text, d.Model, err, want)
+		}
+	}
+
+	store, bundles := routingtest.NewJobStore(), newGated(false)
+	j := offline.NewJobs(store, bundles, offline.JobsConfig{Workers: 1, Heartbeat: 10 * time.Millisecond, Embedder: emb}, nil)
+	job := submit(t, j, "org_a")
+	start(t, j)
+	waitStatus(t, store, job, routing.JobDone)
+	got := bundles.last()
+	if got == nil {
+		t.Fatal("the job stored no bundle")
+	}
+	if got.Embedder.ID != "words" || got.Embedder.Fingerprint != emb.Fingerprint() {
+		t.Fatalf("the job's bundle embedder %+v, want words", got.Embedder)
+	}
 }

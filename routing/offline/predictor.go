@@ -17,6 +17,10 @@ const (
 	DefaultPredictorEpochs     = 400
 	DefaultPredictorPatience   = 25
 	DefaultPredictorValidation = 0.2
+	// DefaultPredictorBags is one fit: five bags won train-only
+	// cross-validation with wordvec on both RouterBench pairs but lost it
+	// with lexical-v1 on gpt-4 vs mixtral (routing/testdata/README.md).
+	DefaultPredictorBags = 1
 )
 
 // PredictorConfig tunes the per-query predictor's training. Zero values take
@@ -32,8 +36,14 @@ type PredictorConfig struct {
 	Epochs   int
 	Patience int
 	// Validation is the share of the training samples held out for early
-	// stopping and calibration.
+	// stopping and calibration when Bags is 1.
 	Validation float64
+	// Bags fits the predictor Bags times, each time holding out another of
+	// Bags disjoint parts of one seeded permutation of the samples (so
+	// Validation is 1/Bags), and averages the bags' calibrated logits; the
+	// blend is chosen on every sample's estimate from the bag that held it
+	// out. 1 is one fit on a seeded (1-Validation) part.
+	Bags int
 }
 
 func (c *PredictorConfig) defaults() {
@@ -51,6 +61,9 @@ func (c *PredictorConfig) defaults() {
 	}
 	if c.Validation <= 0 || c.Validation >= 1 {
 		c.Validation = DefaultPredictorValidation
+	}
+	if c.Bags <= 0 {
+		c.Bags = DefaultPredictorBags
 	}
 }
 
@@ -78,18 +91,22 @@ type predictorData struct {
 }
 
 // trainPredictor fits the per-model logistic regressions: full-batch Adam on
-// the mean log loss plus the L2 penalty, from zero weights, on a seeded
-// random (1-Validation) part of the samples; each model keeps the weights of
-// its lowest validation loss and stops after Patience steps without a new
-// one; then a Platt scaling is fitted on the validation part. It is
-// deterministic for its inputs and seed.
+// the mean log loss plus the L2 penalty, from zero weights, on all samples
+// but a held-out part; each model keeps the weights of its lowest held-out
+// loss and stops after Patience steps without a new one; then a Platt
+// scaling is fitted on the held-out part. With cfg.Bags > 1 (and at least 4
+// samples per bag) that is done once per bag, each holding out another part
+// of a seeded permutation, and the bags' calibrated logits are averaged
+// (combineBags); with one bag the held-out part is a seeded Validation
+// share. It is deterministic for its inputs and seed.
 //
 // With clusters (per sample and model the clusters' expected quality, in the
 // scores' units; nil for none) it also chooses each model's Blend: the
 // weight of the per-query estimate, the rest on the clusters' mean, that
-// gives the lowest squared error on the validation part (a grid of
-// blendSteps+1 weights; the clusters were fitted on every training sample,
-// the validation part's too, which favours them a little).
+// gives the lowest squared error over the held-out estimates (each sample's
+// from the bag that held it out; a grid of blendSteps+1 weights; the
+// clusters were fitted on every training sample, which favours them a
+// little).
 func trainPredictor(ctx context.Context, samples []Sample, models []string, vecs [][]float32, feats []*[routing.QueryFeatureCount]float64, clusters [][]float64, seed uint64, cfg PredictorConfig) (*routing.Predictor, error) {
 	cfg.defaults()
 	if len(samples) < 4 {
@@ -107,37 +124,47 @@ func trainPredictor(ctx context.Context, samples []Sample, models []string, vecs
 	}
 	p.Mean, p.Scale = standardisation(feats)
 	d := buildDesign(samples, models, vecs, feats, p, seed, cfg.Validation)
-	// The shared difficulty first (its d column still 0, so its weight stays
-	// 0), then every row's d, then the models.
-	shared := fitLogistic(d, len(models), cfg)
-	dcol := len(shared) - 2
-	for _, row := range d.x {
-		row[dcol] = float32(dot(shared, row))
+	holds := [][]int{d.hold}
+	if bags := min(cfg.Bags, len(samples)/4); bags > 1 {
+		holds = bagHolds(len(samples), bags, seed)
 	}
-	p.Shared = make([]float32, 0, len(shared)-1)
-	for i, x := range shared {
-		if i != dcol {
-			p.Shared = append(p.Shared, float32(round(x, 6)))
+	// oof holds each sample's calibrated estimate per model from the bag
+	// that held it out (NaN where no bag did): what the blend is chosen on.
+	oof := make([][]float64, len(samples))
+	for i := range oof {
+		oof[i] = make([]float64, len(models))
+		for m := range oof[i] {
+			oof[i][m] = math.NaN()
 		}
 	}
-	p.Weights = make([][]float32, len(models))
-	p.CalA, p.CalB = make([]float64, len(models)), make([]float64, len(models))
-	for m := range models {
+	var fits []bagFit
+	for _, hold := range holds {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		w := fitLogistic(d, m, cfg)
-		p.CalA[m], p.CalB[m] = platt(d, m, w)
-		p.Weights[m] = make([]float32, len(w))
-		for i, x := range w {
-			p.Weights[m][i] = float32(round(x, 6))
+		d.setSplit(hold)
+		f := fitBag(d, len(models), cfg)
+		for _, i := range hold {
+			for m := range models {
+				oof[i][m] = routing.Sigmoid(f.cal[m][0]*dot(f.w[m], d.x[i]) + f.cal[m][1])
+			}
 		}
-		p.CalA[m], p.CalB[m] = round(p.CalA[m], 9), round(p.CalB[m], 9)
+		fits = append(fits, f)
+	}
+	if len(fits) == 1 {
+		fits[0].store(p)
+		for _, i := range holds[0] {
+			for m := range models {
+				oof[i][m] = routing.Sigmoid(p.CalA[m]*dot32(p.Weights[m], d.x[i]) + p.CalB[m])
+			}
+		}
+	} else {
+		combineBags(p, fits)
 	}
 	if clusters != nil {
 		p.Blend = make([]float64, len(models))
 		for m := range models {
-			p.Blend[m] = blendWeight(d, p, m, clusters)
+			p.Blend[m] = blendWeight(d, p, m, oof, clusters)
 		}
 	}
 	return p, nil
@@ -147,25 +174,17 @@ func trainPredictor(ctx context.Context, samples []Sample, models []string, vecs
 const blendSteps = 20
 
 // blendWeight returns model m's blend weight (see trainPredictor): the grid
-// weight of the lowest squared error on d's validation part, the higher
-// weight on ties.
-func blendWeight(d *predictorData, p *routing.Predictor, m int, clusters [][]float64) float64 {
+// weight of the lowest squared error over the samples with an out-of-bag
+// estimate (oof, per sample and model), the higher weight on ties.
+func blendWeight(d *predictorData, p *routing.Predictor, m int, oof, clusters [][]float64) float64 {
 	type pair struct{ pred, clu, y float64 }
 	var hold []pair
-	w := p.Weights[m]
-	for _, i := range d.hold {
+	for i := range d.y {
 		y := d.y[i][m]
-		if math.IsNaN(y) {
+		if math.IsNaN(y) || math.IsNaN(oof[i][m]) {
 			continue
 		}
-		var z float64
-		for j, x := range d.x[i] {
-			z += float64(w[j]) * float64(x)
-		}
-		// d.x[i] holds the row's shared difficulty and bias in the last two
-		// columns, the weights' layout.
-		pred := routing.Sigmoid(p.CalA[m]*z + p.CalB[m])
-		hold = append(hold, pair{pred, (clusters[i][m] - p.QMin) / (p.QMax - p.QMin), y})
+		hold = append(hold, pair{oof[i][m], (clusters[i][m] - p.QMin) / (p.QMax - p.QMin), y})
 	}
 	best, bestErr := 1.0, math.Inf(1)
 	for k := blendSteps; k >= 0; k-- {

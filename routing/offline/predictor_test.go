@@ -47,9 +47,15 @@ func lexicalFactory(_ context.Context, seed uint64) (routing.Embedder, error) {
 // within 0.08 of the observed rate per kind), the dial spreads the strong
 // model's share sensibly (APGR), and training is deterministic for a seed.
 func TestTrainPredictor(t *testing.T) {
+	for _, bags := range []int{1, 5} {
+		t.Run(fmt.Sprintf("bags %d", bags), func(t *testing.T) { testTrainPredictor(t, bags) })
+	}
+}
+
+func testTrainPredictor(t *testing.T, bags int) {
 	ctx := context.Background()
 	train, test := hardEasySamples(400, 1), hardEasySamples(200, 2)
-	cfg := TrainConfig{ID: "p", K: 2, Seed: 3, Restarts: 1, Scorer: routing.ScorerPredictor, Date: "2026-12-02"}
+	cfg := TrainConfig{ID: "p", K: 2, Seed: 3, Restarts: 1, Scorer: routing.ScorerPredictor, Date: "2026-12-02", Predictor: PredictorConfig{Bags: bags}}
 	emb, _ := lexicalFactory(ctx, 3)
 	b, err := Train(ctx, cfg, train, emb)
 	if err != nil {
@@ -126,6 +132,34 @@ func TestTrainPredictor(t *testing.T) {
 	loaded, err := routing.LoadBundle(bytes.NewReader(first))
 	if err != nil || loaded.Predictor == nil {
 		t.Fatalf("the encoded predictor bundle does not load: %v", err)
+	}
+}
+
+// TestCombineBags: the bagged predictor's one weight vector per model gives
+// the mean of the bags' calibrated logits, difficulty term included.
+func TestCombineBags(t *testing.T) {
+	// Layout: two inputs, the difficulty column, the bias.
+	fits := []bagFit{
+		{shared: []float64{1, 2, 0, 3}, w: [][]float64{{0.5, 0, 2, 1}}, cal: [][2]float64{{2, 0.1}}},
+		{shared: []float64{0, 1, 0, -1}, w: [][]float64{{1, 1, -0.5, 0}}, cal: [][2]float64{{1, -0.3}}},
+	}
+	p := &routing.Predictor{}
+	combineBags(p, fits)
+	if p.CalA[0] != 1 || p.CalB[0] != 0 || p.Weights[0][2] != 0 || len(p.Shared) != 3 {
+		t.Fatalf("combined %+v", p)
+	}
+	rng := rand.New(rand.NewPCG(1, 1))
+	for range 20 {
+		x := []float32{float32(rng.NormFloat64()), float32(rng.NormFloat64()), 0, 1}
+		var want float64
+		for _, f := range fits {
+			d := dot(f.shared, x)
+			row := []float32{x[0], x[1], float32(d), 1}
+			want += (f.cal[0][0]*dot(f.w[0], row) + f.cal[0][1]) / float64(len(fits))
+		}
+		if got := dot32(p.Weights[0], x); math.Abs(got-want) > 1e-5 {
+			t.Fatalf("x %v: combined logit %v, the bags' mean %v", x, got, want)
+		}
 	}
 }
 
