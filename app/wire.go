@@ -79,7 +79,9 @@ type components struct {
 	redisLink   *redisLink // nil: no HEDDLE_REDIS_URL
 	orgRouting  *orgsql.Store
 	orgRouters  *routing.OrgRouters
-	orgEmbedder routing.Embedder // HEDDLE_EMBEDDER (nil: lexical-v1): organisation bundles route and train with it
+	// trainEmbedder is HEDDLE_EMBEDDER's embedder for training jobs (nil:
+	// lexical-v1): organisation bundles train with what they route with.
+	trainEmbedder routing.Embedder
 	orgBudgets  *billing.OrgBudgets
 	budgets     *billing.Budgets
 	spend       *billing.SpendBuffer    // behind budgets
@@ -158,7 +160,9 @@ func wire(ctx context.Context, cfg Config, logger *slog.Logger) (_ *components, 
 			return nil, fmt.Errorf("app: HEDDLE_EMBEDDER: %w", err)
 		}
 	}
-	c.orgEmbedder = orgCfg.Embedder
+	if c.trainEmbedder, err = trainingEmbedder(ctx, cfg.Embedder, orgCfg.Embedder); err != nil {
+		return nil, fmt.Errorf("app: HEDDLE_EMBEDDER: %w", err)
+	}
 	c.orgRouters = routing.NewOrgRouters(c.orgRouting, c.orgRouting, router, orgCfg)
 	cache, err := c.wireCache(router.Embedder())
 	if err != nil {
