@@ -82,17 +82,17 @@ type components struct {
 	// trainEmbedder is HEDDLE_EMBEDDER's embedder for training jobs (nil:
 	// lexical-v1): organisation bundles train with what they route with.
 	trainEmbedder routing.Embedder
-	orgBudgets  *billing.OrgBudgets
-	budgets     *billing.Budgets
-	spend       *billing.SpendBuffer    // behind budgets
-	rates       *admission.RateCounters // key rate limits (serveCommand runs their sync)
-	providers   map[string]dispatch.Provider
-	tracing     *tracing // nil: no OTLP endpoint, tracing off
-	contents    *analytics.Contents
-	credits     *credits.Service // hosted billing: operators, plans, prepaid credit
-	training    *offline.Jobs    // bundle training jobs (run by serveCommand)
-	adminAPI    *web.API
-	console     *web.Console
+	orgBudgets    *billing.OrgBudgets
+	budgets       *billing.Budgets
+	spend         *billing.SpendBuffer    // behind budgets
+	rates         *admission.RateCounters // key rate limits (serveCommand runs their sync)
+	providers     map[string]dispatch.Provider
+	tracing       *tracing // nil: no OTLP endpoint, tracing off
+	contents      *analytics.Contents
+	credits       *credits.Service // hosted billing: operators, plans, prepaid credit
+	training      *offline.Jobs    // bundle training jobs (run by serveCommand)
+	adminAPI      *web.API
+	console       *web.Console
 }
 
 // wire opens the stores and builds every component. On error, whatever was
