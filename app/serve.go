@@ -30,6 +30,9 @@ func serveCommand(ctx context.Context, getenv func(string) string, environ []str
 	out := lineOut(logger)
 	out.bufferRequests(requestLogBuffer, requestLogFlush)
 	defer out.close()
+	if defaultGC(getenv) {
+		logger.InfoContext(ctx, "garbage collector target set (GOGC and GOMEMLIMIT unset)", "gogc", gcPercent)
+	}
 	for _, u := range unknownVariables(environ) {
 		if u.Nearest != "" {
 			logger.WarnContext(ctx, "unknown environment variable "+u.Name+" is ignored; did you mean "+u.Nearest+"?", "name", u.Name, "nearest", u.Nearest)
