@@ -12,13 +12,14 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // journal is the write-ahead log of the batch being built: the batcher
 // writes every group of rows it takes from the queue to the journal file of
 // the open batch before the rows join the batch (group commit), and a
-// syncer fsyncs the file after each write, merging the groups written while
-// the previous fsync ran. A journal file is fsynced and sealed when its
+// syncer fsyncs the file behind the writes, at most once per SyncInterval,
+// merging the groups written meanwhile. A journal file is fsynced and sealed when its
 // batch is pushed onto the backlog, and deleted once the batch is inserted,
 // moved into the spill or dropped. The files a crashed process left behind
 // hold the rows it had only in memory; Start moves them into the spill.
@@ -26,7 +27,8 @@ import (
 // So a process crash (kill -9, OOM) loses at most the group not yet written:
 // rows recorded within the last CommitWindow (a written group is in the
 // kernel's page cache, which outlives the process); a machine crash loses
-// at most that plus the groups of the fsync in progress. Rows in a journal
+// at most that plus the groups written within the last SyncInterval and
+// the fsync in progress. Rows in a journal
 // file that were inserted before the crash are inserted again on replay and
 // ignored by the store (idempotent by EventID).
 //
@@ -44,6 +46,7 @@ type journal struct {
 	sealed []*os.File // sealed files the syncer still has to fsync and close
 
 	syncErrors atomic.Int64
+	syncs      atomic.Int64
 }
 
 const walSuffix = ".wal"
@@ -102,10 +105,22 @@ func (j *journal) syncErrorCount() int64 {
 	return j.syncErrors.Load()
 }
 
-// syncLoop fsyncs the open file after every write, and fsyncs and closes
-// the sealed ones, until done is closed (then it finishes the sealed ones).
-// The batcher never waits for an fsync.
-func (j *journal) syncLoop(done <-chan struct{}) {
+// syncCount is how many fsyncs ran (0 for a nil journal).
+func (j *journal) syncCount() int64 {
+	if j == nil {
+		return 0
+	}
+	return j.syncs.Load()
+}
+
+// syncLoop fsyncs the open file after a write, and fsyncs and closes the
+// sealed ones, at most once per every (the groups written meanwhile share
+// the next fsync), until done is closed (then it finishes the sealed ones
+// at once). The batcher never waits for an fsync.
+func (j *journal) syncLoop(done <-chan struct{}, every time.Duration) {
+	pause := time.NewTimer(every)
+	pause.Stop()
+	defer pause.Stop()
 	for {
 		stop := false
 		select {
@@ -128,10 +143,16 @@ func (j *journal) syncLoop(done <-chan struct{}) {
 		if stop {
 			return
 		}
+		pause.Reset(every)
+		select {
+		case <-done:
+		case <-pause.C:
+		}
 	}
 }
 
 func (j *journal) sync(f *os.File) {
+	j.syncs.Add(1)
 	if err := f.Sync(); err != nil {
 		j.syncErrors.Add(1)
 	}

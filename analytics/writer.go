@@ -25,11 +25,14 @@ type WriterConfig struct {
 	// store is down, and a crash loses every row not yet inserted.
 	SpillDir string
 	// CommitWindow bounds how long a row waits before the group it belongs
-	// to is written to the journal (2ms); an fsync follows each write. A
-	// process crash (kill -9) loses at most the rows recorded within the
-	// last CommitWindow, a machine crash also those of the fsync in
-	// progress; see journal.
-	CommitWindow  time.Duration
+	// to is written to the journal (2ms). A process crash (kill -9) loses
+	// at most the rows recorded within the last CommitWindow; see journal.
+	CommitWindow time.Duration
+	// SyncInterval is the least time between two fsyncs of the journal
+	// (50ms): the groups written meanwhile share the next one. A machine
+	// crash (power loss) loses at most the rows of the last CommitWindow
+	// plus SyncInterval and of the fsync in progress.
+	SyncInterval  time.Duration
 	SegmentBytes  int64 // a segment is closed beyond this size (64 MiB)
 	MaxSpillBytes int64 // the spill refuses batches beyond this total (1 GiB)
 }
@@ -46,6 +49,7 @@ func (c WriterConfig) Validate() error {
 	check("batch size", c.BatchSize < 0)
 	check("flush interval", c.FlushInterval < 0)
 	check("commit window", c.CommitWindow < 0)
+	check("sync interval", c.SyncInterval < 0)
 	check("pending", c.Pending < 0)
 	check("insert timeout", c.InsertTimeout < 0)
 	check("max retries", c.MaxRetries < 0)
@@ -73,6 +77,7 @@ func (c WriterConfig) withDefaults() WriterConfig {
 	def(&c.MaxRetries, 3)
 	defDur(&c.FlushInterval, time.Second)
 	defDur(&c.CommitWindow, 2*time.Millisecond)
+	defDur(&c.SyncInterval, 50*time.Millisecond)
 	defDur(&c.InsertTimeout, 10*time.Second)
 	defDur(&c.RetryBase, 200*time.Millisecond)
 	defDur(&c.RetryMax, 30*time.Second)
@@ -100,6 +105,9 @@ type Stats struct {
 	// JournalErrors counts groups of rows the journal could not write (those
 	// rows were held in memory only) and failed journal fsyncs.
 	JournalErrors int64
+	// JournalSyncs counts journal fsyncs (at most one per SyncInterval, and
+	// one per sealed file).
+	JournalSyncs int64
 }
 
 // Writer is the non-blocking sink of analytics rows. Record* never block and
@@ -259,7 +267,7 @@ func (w *Writer) Start(ctx context.Context) error {
 		w.abort()
 	})
 	if w.jr != nil {
-		go w.jr.syncLoop(w.collectorDone)
+		go w.jr.syncLoop(w.collectorDone, w.cfg.SyncInterval)
 	}
 	go w.collect()
 	go w.send()
@@ -328,6 +336,7 @@ func (w *Writer) Stats() Stats {
 
 		Journaled:     w.journaled.Load(),
 		JournalErrors: w.journalErrors.Load() + w.jr.syncErrorCount(),
+		JournalSyncs:  w.jr.syncCount(),
 	}
 	if q := w.backlog.Load(); q != nil {
 		s.Queued += q.memRows.Load()

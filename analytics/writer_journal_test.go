@@ -269,3 +269,30 @@ func TestWriterCloseCutsLongBackoffShort(t *testing.T) {
 	closeWriter(t, next, 10*time.Second)
 	assertDelivered(t, store, a, r)
 }
+
+// TestWriterJournalSyncsPerInterval: groups written one after another within
+// SyncInterval share one fsync instead of one each (the syncer rests between
+// fsyncs), and Close still syncs and delivers every row.
+func TestWriterJournalSyncsPerInterval(t *testing.T) {
+	store := analyticstest.NewStore()
+	cfg := journalConfig(t.TempDir())
+	cfg.SyncInterval = time.Hour
+	w := analytics.NewWriter(store, cfg, nil)
+	if err := w.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var a, r []string
+	for i := range 20 {
+		ai, ri := feed(w, i, 1)
+		a, r = append(a, ai...), append(r, ri...)
+		testwait.Until(t, 10*time.Second, "group journaled", func() bool { return w.Stats().Journaled == int64(2*(i+1)) })
+	}
+	if s := w.Stats(); s.JournalSyncs > 1 {
+		t.Errorf("20 groups written within the sync interval took %d fsyncs, want at most 1", s.JournalSyncs)
+	}
+	closeWriter(t, w, 10*time.Second)
+	assertDelivered(t, store, a, r)
+	if s := w.Stats(); s.JournalSyncs < 1 || s.JournalErrors != 0 {
+		t.Errorf("after close: %+v", s)
+	}
+}

@@ -109,8 +109,9 @@ func TestWriterHealthyStoreDeliversEverythingInOrder(t *testing.T) {
 	if d := store.Duplicates(); d != 0 {
 		t.Errorf("duplicates sent: %d", d)
 	}
-	want := analytics.Stats{Inserted: 2468, Journaled: 2468}
-	if got := w.Stats(); got != want {
+	got := w.Stats()
+	want := analytics.Stats{Inserted: 2468, Journaled: 2468, JournalSyncs: max(got.JournalSyncs, 1)}
+	if got != want {
 		t.Errorf("stats: got %+v, want %+v", got, want)
 	}
 	if segs := segments(t, dir); len(segs) != 0 {

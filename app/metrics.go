@@ -142,6 +142,7 @@ func (m *metrics) watchWriter(stats func() analytics.Stats) {
 	gauge("heddle_sink_inserted_total", "Analytics rows inserted into the store.", func(s analytics.Stats) float64 { return float64(s.Inserted) })
 	gauge("heddle_sink_insert_failures_total", "Failed analytics insert calls.", func(s analytics.Stats) float64 { return float64(s.Failures) })
 	gauge("heddle_sink_journaled_total", "Analytics rows group-committed to the crash journal.", func(s analytics.Stats) float64 { return float64(s.Journaled) })
+	gauge("heddle_sink_journal_syncs_total", "Fsyncs of the analytics crash journal (at most one per 50 ms, and one per sealed file).", func(s analytics.Stats) float64 { return float64(s.JournalSyncs) })
 	gauge("heddle_sink_journal_errors_total", "Groups of analytics rows the crash journal failed to write.", func(s analytics.Stats) float64 { return float64(s.JournalErrors) })
 }
 

@@ -38,7 +38,7 @@ func (r requestLog) RecordRequest(q analytics.Request) {
 	case r.out != nil:
 		bp := lineBufs.Get().(*[]byte)
 		*bp = appendRequestLine((*bp)[:0], time.Now(), level, q)
-		r.out.Write(*bp) //nolint:errcheck // as slog's handler, a failed log write is not the request's failure
+		r.out.writeLine(*bp)
 		lineBufs.Put(bp)
 	default:
 		r.log.LogAttrs(context.Background(), level, "request",

@@ -3,11 +3,16 @@ package app
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"regexp"
+	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/heddle-gw/heddle/analytics"
+	"github.com/heddle-gw/heddle/internal/testwait"
 )
 
 // TestRequestLog: one JSON line per request with its ids, route, status and
@@ -73,3 +78,72 @@ type rowsSeen struct{ reqs []analytics.Request }
 
 func (r *rowsSeen) RecordAttempt(analytics.Attempt)   {}
 func (r *rowsSeen) RecordRequest(q analytics.Request) { r.reqs = append(r.reqs, q) }
+
+// writes counts the writes it gets and keeps what they wrote.
+type writes struct {
+	mu    sync.Mutex
+	n     int
+	lines bytes.Buffer
+}
+
+func (w *writes) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.n++
+	return w.lines.Write(p)
+}
+
+func (w *writes) seen() (int, string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.n, w.lines.String()
+}
+
+// TestRequestLinesBuffered: with request lines buffered (as serve runs), a
+// thousand request lines take a few writes instead of a thousand, another
+// log line writes the buffered ones first (order kept), a line waits no
+// longer than the flush interval, and close writes the rest; no line is
+// lost or torn.
+func TestRequestLinesBuffered(t *testing.T) {
+	out := &writes{}
+	logger := newLogger(out, "info")
+	lw := lineOut(logger)
+	lw.bufferRequests(16<<10, time.Hour)
+	rec := requestLog{next: &rowsSeen{}, log: logger.With("component", "request"), out: lw}
+	for i := range 1000 {
+		rec.RecordRequest(analytics.Request{RequestID: fmt.Sprintf("r-%d", i), Status: 200})
+	}
+	n, _ := out.seen()
+	if n == 0 || n > 1000*450/(16<<10)+1 {
+		t.Errorf("1000 request lines took %d writes, want a few (one per 16 KiB)", n)
+	}
+	logger.Info("other line")
+	n, text := out.seen()
+	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+	if len(lines) != 1001 || !strings.Contains(lines[999], `"request_id":"r-999"`) || !strings.Contains(lines[1000], `"msg":"other line"`) {
+		t.Fatalf("after another log line: %d lines, last two %q", len(lines), lines[max(0, len(lines)-2):])
+	}
+	for i, l := range lines {
+		if !json.Valid([]byte(l)) {
+			t.Fatalf("line %d is not JSON: %q", i, l)
+		}
+	}
+
+	rec.RecordRequest(analytics.Request{RequestID: "r-last", Status: 200})
+	if m, _ := out.seen(); m != n {
+		t.Errorf("a request line was written at once (%d writes, was %d)", m, n)
+	}
+	lw.close()
+	if _, text := out.seen(); !strings.HasSuffix(text, "\n") || !strings.Contains(text[strings.LastIndex(text[:len(text)-1], "\n"):], `"r-last"`) {
+		t.Errorf("close did not write the buffered line: %q", text[max(0, len(text)-200):])
+	}
+
+	timed := &writes{}
+	tl := newLogger(timed, "info")
+	lineOut(tl).bufferRequests(16<<10, 5*time.Millisecond)
+	requestLog{next: &rowsSeen{}, log: tl, out: lineOut(tl)}.RecordRequest(analytics.Request{RequestID: "r-timed", Status: 200})
+	testwait.Until(t, 10*time.Second, "the buffered line written by the interval", func() bool {
+		_, text := timed.seen()
+		return strings.Contains(text, `"r-timed"`)
+	})
+}

@@ -25,6 +25,14 @@ func serveCommand(ctx context.Context, getenv func(string) string, environ []str
 		return err
 	}
 	logger := newLogger(stderr, cfg.LogLevel)
+	// Request lines are buffered (logging.go); the last ones are written
+	// after everything else on the way out, a panic included.
+	out := lineOut(logger)
+	out.bufferRequests(requestLogBuffer, requestLogFlush)
+	defer out.close()
+	if defaultGC(getenv) {
+		logger.InfoContext(ctx, "garbage collector target set (GOGC and GOMEMLIMIT unset)", "gogc", gcPercent)
+	}
 	for _, u := range unknownVariables(environ) {
 		if u.Nearest != "" {
 			logger.WarnContext(ctx, "unknown environment variable "+u.Name+" is ignored; did you mean "+u.Nearest+"?", "name", u.Name, "nearest", u.Nearest)

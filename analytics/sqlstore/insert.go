@@ -17,9 +17,9 @@ import (
 
 // inserter writes rows of one table without gorm (which built each 16-row
 // statement again for every chunk). On SQLite a batch is one transaction of
-// INSERTs of up to sqliteRows rows whose values are SQL literals: the
-// pure-Go driver parses a statement at every execution anyway, and its bind,
-// quadratic in a statement's parameters, was the larger cost. On Postgres it
+// one prepared single-row INSERT stepped per row on the connection's SQLite
+// handle (sqliteraw.go), or, where the driver does not give its handle, of
+// INSERTs of up to sqliteRows rows whose values are SQL literals. On Postgres it
 // is one prepared statement of one array per column (INSERT ... SELECT FROM
 // unnest(...)), whatever its size. A row whose event id is already stored is
 // ignored.
@@ -116,9 +116,14 @@ func (ins *inserter) prepared(ctx context.Context, db *sql.DB) (*sql.Stmt, error
 }
 
 // insert writes rows (a slice of the row struct): on Postgres in one
-// statement, on SQLite in one transaction of statements of up to sqliteRows
-// rows.
+// statement, on SQLite in one transaction on one connection (sqliteInsert).
 func (ins *inserter) insert(ctx context.Context, gdb *gorm.DB, rows any) error {
+	return ins.insertVia(ctx, gdb, rows, true)
+}
+
+// insertVia is insert; raw false makes SQLite use the literal statements
+// even where the connection's handle is reachable (for tests).
+func (ins *inserter) insertVia(ctx context.Context, gdb *gorm.DB, rows any, raw bool) error {
 	db, err := gdb.DB()
 	if err != nil {
 		return err
@@ -132,21 +137,12 @@ func (ins *inserter) insert(ctx context.Context, gdb *gorm.DB, rows any) error {
 		_, err = prep.ExecContext(ctx, ins.columnArrays(v)...)
 		return err
 	}
-	tx, err := db.BeginTx(ctx, nil)
+	conn, err := db.Conn(ctx)
 	if err != nil {
 		return err
 	}
-	defer tx.Rollback() //nolint:errcheck // a no-op after Commit
-	bp := sqlBufs.Get().(*[]byte)
-	defer sqlBufs.Put(bp)
-	for i, n := 0, v.Len(); i < n; i += sqliteRows {
-		q := ins.sqliteStatement((*bp)[:0], v, i, min(i+sqliteRows, n))
-		*bp = q
-		if _, err := tx.ExecContext(ctx, string(q)); err != nil {
-			return err
-		}
-	}
-	return tx.Commit()
+	defer conn.Close()
+	return conn.Raw(func(dc any) error { return ins.sqliteInsert(ctx, dc, v, raw) })
 }
 
 // sqlBufs holds the buffers SQLite statements are built in.

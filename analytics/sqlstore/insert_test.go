@@ -11,13 +11,20 @@ import (
 	"github.com/heddle-gw/heddle/internal/testdb"
 )
 
-// TestSQLiteLiteralsReadBackAsBound: rows written as SQL literals read back
-// equal, value by value and storage class by storage class, to the same rows
-// bound as parameters (through gorm), for strings with quotes, NULs and
-// non-ASCII text, floats with and without a fraction, extreme floats and
-// times in another zone with nanoseconds; and a batch longer than one
-// statement keeps every row.
+// TestSQLiteLiteralsReadBackAsBound: rows written through the connection's
+// handle (raw) and as SQL literals (the fallback) read back equal, value by
+// value and storage class by storage class, to the same rows bound as
+// parameters (through gorm), for strings with quotes, NULs and non-ASCII
+// text, floats with and without a fraction, extreme floats and times in
+// another zone with nanoseconds; and a batch longer than one statement
+// keeps every row.
 func TestSQLiteLiteralsReadBackAsBound(t *testing.T) {
+	for _, raw := range []bool{true, false} {
+		t.Run(map[bool]string{true: "raw", false: "literal"}[raw], func(t *testing.T) { testSQLiteReadBackAsBound(t, raw) })
+	}
+}
+
+func testSQLiteReadBackAsBound(t *testing.T, raw bool) {
 	db := testdb.SQLite(t).DB
 	s := New(db)
 	ctx := context.Background()
@@ -36,7 +43,7 @@ func TestSQLiteLiteralsReadBackAsBound(t *testing.T) {
 		r.EventID = "bnd-" + string(rune('a'+i))
 		bound = append(bound, r)
 	}
-	if err := s.attempts.insert(ctx, db, literal); err != nil {
+	if err := s.attempts.insertVia(ctx, db, literal, raw); err != nil {
 		t.Fatal(err)
 	}
 	if err := db.Create(&bound).Error; err != nil {
@@ -62,14 +69,40 @@ func TestSQLiteLiteralsReadBackAsBound(t *testing.T) {
 	}
 
 	many := batchAttempts(3*sqliteRows+5, 1)
-	if err := s.attempts.insert(ctx, db, many); err != nil {
+	if err := s.attempts.insertVia(ctx, db, many, raw); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.attempts.insert(ctx, db, many[:10]); err != nil { // known event ids are ignored
+	if err := s.attempts.insertVia(ctx, db, many[:10], raw); err != nil { // known event ids are ignored
 		t.Fatal(err)
 	}
 	var n int64
 	if err := db.Model(&attemptRow{}).Where("event_id LIKE 'ev-1-%'").Count(&n).Error; err != nil || n != int64(len(many)) {
 		t.Errorf("batch of %d rows: %d stored, %v", len(many), n, err)
+	}
+}
+
+// TestSQLiteHandleReachable: the app's SQLite driver gives insert its
+// connection's handle, so batches skip the literal statements' parsing (a
+// driver upgrade that renames its fields fails here instead of silently
+// costing the parse again).
+func TestSQLiteHandleReachable(t *testing.T) {
+	sdb, err := testdb.SQLite(t).DB.DB()
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := sdb.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	var ok bool
+	if err := conn.Raw(func(dc any) error { _, _, ok = sqliteHandle(dc); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if !ok {
+		t.Error("sqliteHandle: the driver connection's db and tls fields were not found")
+	}
+	if _, _, ok := sqliteHandle(&struct{ db int }{}); ok {
+		t.Error("sqliteHandle accepted a struct without the driver's fields")
 	}
 }
