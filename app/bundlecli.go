@@ -26,13 +26,39 @@ import (
 // word-vector file, `heddle models pull wordvec:PKG@VERSION`) or
 // "hugot:DIR" (a model directory).
 func openEmbedderSpec(ctx context.Context, spec string) (routing.Embedder, error) {
+	if rest, ok := strings.CutPrefix(spec, lexicalWordvecPrefix); ok {
+		return openLexicalWordvec(ctx, rest)
+	}
 	if strings.HasPrefix(spec, wordvec.ID+":") {
 		return wordvec.OpenSpec(ctx, spec)
 	}
 	if strings.HasPrefix(spec, hugotembed.ID+":") {
 		return hugotembed.OpenSpec(ctx, spec)
 	}
-	return nil, fmt.Errorf("%w: embedder %q: want lexical-v1, wordvec:FILE or hugot:DIR", routing.ErrUsage, spec)
+	return nil, fmt.Errorf("%w: embedder %q: want lexical-v1, wordvec:FILE, lexical+wordvec:FILE or hugot:DIR", routing.ErrUsage, spec)
+}
+
+// lexicalWordvecPrefix opens the composite spec "lexical+wordvec:FILE":
+// lexical-v1 (lexical.DefaultDim dimensions, seed 0, no IDF, so the server's
+// HEDDLE_EMBEDDER rebuilds it exactly) concatenated with the word vectors of
+// FILE, weighted lexicalWordvecWeights (routing.NewConcat).
+const lexicalWordvecPrefix = "lexical+" + wordvec.ID + ":"
+
+// lexicalWordvecWeights are the parts' weights of "lexical+wordvec:FILE",
+// chosen by cross-validation on the RouterBench training split
+// (routing/testdata/README.md).
+var lexicalWordvecWeights = []float64{1, 1}
+
+func openLexicalWordvec(ctx context.Context, file string) (routing.Embedder, error) {
+	lex, err := lexical.New(lexical.Params{Dim: lexical.DefaultDim})
+	if err != nil {
+		return nil, err
+	}
+	wv, err := wordvec.OpenSpec(ctx, wordvec.ID+":"+file)
+	if err != nil {
+		return nil, err
+	}
+	return routing.NewConcat([]routing.Embedder{lex, wv}, lexicalWordvecWeights)
 }
 
 // bundleAdapters are what the bundle and models commands need from outside
