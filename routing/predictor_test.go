@@ -166,7 +166,7 @@ func TestQueryFeatures(t *testing.T) {
 			t.Errorf("feature %d = %v, want %v", i, f[i], w)
 		}
 	}
-	for i := 10; i < 15; i++ {
+	for i := 10; i < QueryFeatureCount; i++ {
 		if f[i] != 0 {
 			t.Errorf("main turn: indicator %d = %v", i, f[i])
 		}
