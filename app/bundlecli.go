@@ -26,39 +26,13 @@ import (
 // word-vector file, `heddle models pull wordvec:PKG@VERSION`) or
 // "hugot:DIR" (a model directory).
 func openEmbedderSpec(ctx context.Context, spec string) (routing.Embedder, error) {
-	if rest, ok := strings.CutPrefix(spec, lexicalWordvecPrefix); ok {
-		return openLexicalWordvec(ctx, rest)
-	}
 	if strings.HasPrefix(spec, wordvec.ID+":") {
 		return wordvec.OpenSpec(ctx, spec)
 	}
 	if strings.HasPrefix(spec, hugotembed.ID+":") {
 		return hugotembed.OpenSpec(ctx, spec)
 	}
-	return nil, fmt.Errorf("%w: embedder %q: want lexical-v1, wordvec:FILE, lexical+wordvec:FILE or hugot:DIR", routing.ErrUsage, spec)
-}
-
-// lexicalWordvecPrefix opens the composite spec "lexical+wordvec:FILE":
-// lexical-v1 (lexical.DefaultDim dimensions, seed 0, no IDF, so the server's
-// HEDDLE_EMBEDDER rebuilds it exactly) concatenated with the word vectors of
-// FILE, weighted lexicalWordvecWeights (routing.NewConcat).
-const lexicalWordvecPrefix = "lexical+" + wordvec.ID + ":"
-
-// lexicalWordvecWeights are the parts' weights of "lexical+wordvec:FILE",
-// chosen by cross-validation on the RouterBench training split
-// (routing/testdata/README.md).
-var lexicalWordvecWeights = []float64{1, 1}
-
-func openLexicalWordvec(ctx context.Context, file string) (routing.Embedder, error) {
-	lex, err := lexical.New(lexical.Params{Dim: lexical.DefaultDim})
-	if err != nil {
-		return nil, err
-	}
-	wv, err := wordvec.OpenSpec(ctx, wordvec.ID+":"+file)
-	if err != nil {
-		return nil, err
-	}
-	return routing.NewConcat([]routing.Embedder{lex, wv}, lexicalWordvecWeights)
+	return nil, fmt.Errorf("%w: embedder %q: want lexical-v1, wordvec:FILE or hugot:DIR", routing.ErrUsage, spec)
 }
 
 // bundleAdapters are what the bundle and models commands need from outside
@@ -136,7 +110,7 @@ func (t *trainFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&t.restarts, "restarts", offline.DefaultRestarts, "k-means restarts (lowest inertia wins)")
 	fs.IntVar(&t.dim, "dim", lexical.DefaultDim, "lexical-v1 dimension")
 	fs.Float64Var(&t.shrinkage, "shrinkage", offline.DefaultShrinkage, "pseudo-count m shrinking small clusters toward the global mean")
-	fs.StringVar(&t.embedder, "embedder", lexical.ID, `embedder: "lexical-v1" or a spec the binary can open, e.g. "wordvec:FILE", "lexical+wordvec:FILE" (both concatenated) or "hugot:DIR"`)
+	fs.StringVar(&t.embedder, "embedder", lexical.ID, `embedder: "lexical-v1" or a spec the binary can open, e.g. "wordvec:FILE" or "hugot:DIR"`)
 	fs.BoolVar(&t.lastBlock, "last-block", false, "CSV: keep only the prompt's block after its last blank line (training learns shared preambles and strips them without it, as the router does)")
 	fs.StringVar(&t.scorer, "scorer", offline.DefaultScorer, `scorer kind: "`+offline.ScorerAuto+`" (chosen by cross-validation on the training data), "`+
 		routing.ScorerPredictor+`" (per-query predicted quality minus lambda(alpha) x cost), "`+routing.ScorerExpected+`" (cluster expected quality minus lambda(alpha) x cost) or "`+routing.ScorerAvengersPro+`"`)
@@ -433,7 +407,7 @@ func parseSeeds(s string) ([]uint64, error) {
 // with an embedder: "lexical-v1" is the default bundle's, the one the
 // gateway runs; "hugot:DIR" a model directory.
 func cacheEval(ctx context.Context, args []string, stdout io.Writer, ad bundleAdapters) error {
-	fs := subcommand("bundle cache-eval", "[--set FILE] [--embedder lexical-v1|wordvec:FILE|lexical+wordvec:FILE|hugot:DIR] [--threshold T]", stdout)
+	fs := subcommand("bundle cache-eval", "[--set FILE] [--embedder lexical-v1|wordvec:FILE|hugot:DIR] [--threshold T]", stdout)
 	set := fs.String("set", filepath.Join("routing", "testdata", "paraphrases.jsonl"), "pair set (JSONL: kind hit|miss|near, a, b)")
 	spec := fs.String("embedder", lexical.ID, `embedder: "lexical-v1" (the default bundle's), "wordvec:FILE" or "hugot:DIR"`)
 	threshold := fs.Float64("threshold", routing.DefaultCacheThreshold, "cosine a semantic hit needs")

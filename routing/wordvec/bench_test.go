@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/heddle-gw/heddle/routing"
-	"github.com/heddle-gw/heddle/routing/lexical"
 	"github.com/heddle-gw/heddle/routing/offline"
 )
 
@@ -44,21 +43,6 @@ func BenchmarkEmbed(b *testing.B) {
 // p50 and p99 latency of single decisions.
 func BenchmarkDecide(b *testing.B) {
 	benchDecide(b, benchVectors(b))
-}
-
-// BenchmarkDecideConcat is BenchmarkDecide with lexical-v1 (1,024
-// dimensions) and the word vectors concatenated (routing.Concat, the
-// "lexical+wordvec:FILE" embedder).
-func BenchmarkDecideConcat(b *testing.B) {
-	lex, err := lexical.New(lexical.Params{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	c, err := routing.NewConcat([]routing.Embedder{lex, benchVectors(b)}, []float64{1, 1})
-	if err != nil {
-		b.Fatal(err)
-	}
-	benchDecide(b, c)
 }
 
 func benchVectors(b *testing.B) *Embedder {
