@@ -127,6 +127,7 @@ func (t *Transport) CloseIdleConnections() {
 	t.mu.Unlock()
 	for _, p := range pools {
 		for _, c := range p.idle {
+			c.idleTimer.Stop()
 			_ = c.nc.Close()
 		}
 	}
@@ -246,6 +247,7 @@ func (t *Transport) get(key poolKey) (*conn, error) {
 		c := p.idle[len(p.idle)-1]
 		p.idle[len(p.idle)-1] = nil
 		p.idle = p.idle[:len(p.idle)-1]
+		c.idleTimer.Stop()
 		if now.Sub(c.idleSince) < t.cfg.IdleTimeout && c.br.Buffered() == 0 && alive(c.nc) {
 			_ = c.nc.SetDeadline(time.Time{}) // in case a late Close woke a read it had finished
 			return c, nil
@@ -284,11 +286,12 @@ func alive(nc net.Conn) bool {
 	return open
 }
 
-// put returns c to its pool, or closes it when the pool is full.
+// put returns c to its pool, or closes it when the pool is full. A timer
+// closes it once it has been idle for IdleTimeout.
 func (t *Transport) put(c *conn) {
-	c.idleSince = time.Now()
 	c.reused = true
 	t.mu.Lock()
+	c.idleSince = time.Now()
 	p := t.pools[c.key]
 	if p == nil {
 		p = &hostPool{}
@@ -296,10 +299,44 @@ func (t *Transport) put(c *conn) {
 	}
 	if len(p.idle) < t.cfg.MaxIdlePerHost {
 		p.idle = append(p.idle, c)
+		if c.idleTimer == nil {
+			cc := c
+			c.idleTimer = time.AfterFunc(t.cfg.IdleTimeout, func() { t.expire(cc) })
+		} else {
+			c.idleTimer.Reset(t.cfg.IdleTimeout)
+		}
 		c = nil
 	}
 	t.mu.Unlock()
 	if c != nil {
+		_ = c.nc.Close()
+	}
+}
+
+// expire closes c if it is still in its pool and has been idle for
+// IdleTimeout (a late timer for an earlier idle spell finds it taken, or
+// idle since less long, and leaves it).
+func (t *Transport) expire(c *conn) {
+	t.mu.Lock()
+	p := t.pools[c.key]
+	found := false
+	if p != nil && time.Since(c.idleSince) >= t.cfg.IdleTimeout {
+		for i, ic := range p.idle {
+			if ic == c {
+				last := len(p.idle) - 1
+				copy(p.idle[i:], p.idle[i+1:])
+				p.idle[last] = nil
+				p.idle = p.idle[:last]
+				found = true
+				break
+			}
+		}
+		if len(p.idle) == 0 {
+			delete(t.pools, c.key)
+		}
+	}
+	t.mu.Unlock()
+	if found {
 		_ = c.nc.Close()
 	}
 }
@@ -313,6 +350,7 @@ type conn struct {
 	bw        *bufio.Writer
 	hdr       fasthttp.ResponseHeader
 	idleSince time.Time
+	idleTimer *time.Timer // closes the connection when idle too long; nil until first pooled
 	reused    bool
 }
 
@@ -328,13 +366,31 @@ func (t *Transport) dial(ctx context.Context, key poolKey, req *http.Request) (*
 		}
 		cfg.ServerName, cfg.NextProtos = req.URL.Hostname(), []string{"http/1.1"}
 		tc := tls.Client(nc, cfg)
-		if err := tc.HandshakeContext(ctx); err != nil {
+		if err := t.handshake(ctx, tc); err != nil {
 			_ = nc.Close()
 			return nil, err
 		}
 		nc = tc
 	}
 	return &conn{t: t, key: key, nc: nc, br: bufio.NewReaderSize(nc, 8192), bw: bufio.NewWriterSize(nc, 4096)}, nil
+}
+
+// handshake runs the TLS handshake within the fallback transport's
+// TLSHandshakeTimeout (net/http's bound; zero means none), so a server that
+// accepts the connection and never answers does not hold the dial until the
+// request's context ends.
+func (t *Transport) handshake(ctx context.Context, tc *tls.Conn) error {
+	d := t.fallback.TLSHandshakeTimeout
+	if d <= 0 {
+		return tc.HandshakeContext(ctx)
+	}
+	hctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	err := tc.HandshakeContext(hctx)
+	if err != nil && ctx.Err() == nil && hctx.Err() != nil {
+		return errTLSHandshake
+	}
+	return err
 }
 
 // pastDeadline wakes every blocked read and write on a connection.
@@ -365,10 +421,23 @@ func (t *Transport) roundTrip(ctx context.Context, c *conn, req *http.Request) (
 	}
 	closeBody(req)
 	h := &c.hdr
-	for {
-		h.Reset()
-		h.SetNoDefaultContentType(true)
-		if err := h.Read(c.br); err != nil {
+	for n1xx := 0; ; n1xx++ {
+		if n1xx > max1xx {
+			return fail(errTooMany1xx)
+		}
+		block, err := headerBlock(c.br)
+		if err == nil {
+			err = checkContentLength(block)
+			h.Reset()
+			h.SetNoDefaultContentType(true)
+		}
+		if err == nil {
+			err = h.Read(c.br) // the whole block is buffered: this does not wait
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			err = fmt.Errorf("fastupstream: response header does not fit the %d-byte read buffer", c.br.Size())
+		}
+		if err != nil {
 			if c.reused && c.br.Buffered() == 0 && isClosedEarly(err) {
 				err = fmt.Errorf("%w: %w", errStaleConn, err)
 			}
@@ -395,7 +464,8 @@ func (t *Transport) roundTrip(ctx context.Context, c *conn, req *http.Request) (
 		}
 		resp.Header[key] = append(resp.Header[key], string(v))
 	})
-	keep := !h.ConnectionClose() && resp.ProtoMinor == 1 && !req.Close
+	keep := !h.ConnectionClose() && resp.ProtoMinor == 1 && !req.Close && !hasClose(resp.Header["Connection"]) &&
+		resp.StatusCode != http.StatusSwitchingProtocols
 	b := &body{c: c, stop: stop, cancelled: &cancelled, ctx: ctx, keep: keep}
 	cl := h.ContentLength()
 	switch {
@@ -404,13 +474,15 @@ func (t *Transport) roundTrip(ctx context.Context, c *conn, req *http.Request) (
 		if req.Method != http.MethodHead {
 			resp.ContentLength = 0
 		}
-		b.finish(true)
+		resp.Close = !keep
+		b.finish(keep)
 		resp.Body = http.NoBody
 		return resp, nil
 	case cl >= 0:
 		resp.ContentLength = int64(cl)
 		if cl == 0 {
-			b.finish(true)
+			resp.Close = !keep
+			b.finish(keep)
 			resp.Body = http.NoBody
 			return resp, nil
 		}
@@ -573,7 +645,15 @@ func (b *body) Read(p []byte) (int, error) {
 	case err == io.EOF:
 		ok := b.keep
 		if b.chunked {
-			ok = ok && b.readTrailer()
+			tr, terr := readTrailer(b.c.br)
+			if terr != nil {
+				err, ok = terr, false
+				if b.cancelled.Load() {
+					err = b.ctx.Err()
+				}
+			} else if tr != nil {
+				b.resp.Trailer = tr
+			}
 		}
 		b.finish(ok)
 	case err != nil:
@@ -586,19 +666,6 @@ func (b *body) Read(p []byte) (int, error) {
 		b.err = err
 	}
 	return n, err
-}
-
-// readTrailer consumes the trailer section after the last chunk into the
-// response's Trailer.
-func (b *body) readTrailer() bool {
-	tr, err := textproto.NewReader(b.c.br).ReadMIMEHeader()
-	if err != nil {
-		return false
-	}
-	if len(tr) > 0 {
-		b.resp.Trailer = http.Header(tr)
-	}
-	return true
 }
 
 // finish ends the body: the connection goes back to the pool when reuse is

@@ -1,0 +1,297 @@
+package fastupstream_test
+
+import (
+	"bufio"
+	"context"
+	"crypto/tls"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/heddle-gw/heddle/internal/fastupstream"
+	"github.com/heddle-gw/heddle/internal/testwait"
+)
+
+// rawServer is an upstream that writes its answers byte for byte: answer
+// gets each request (on any connection) and writes to the connection; it
+// returns false to close the connection. Unless it does, a connection is
+// kept open and read for the next request, whatever the answer said.
+type rawServer struct {
+	url             string
+	dials, requests atomic.Int64
+}
+
+func newRawServer(t *testing.T, answer func(nc net.Conn, req *http.Request) bool) *rawServer {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &rawServer{url: "http://" + ln.Addr().String()}
+	conns := make(chan net.Conn, 64)
+	t.Cleanup(func() {
+		ln.Close()
+		for {
+			select {
+			case nc := <-conns:
+				nc.Close()
+			default:
+				return
+			}
+		}
+	})
+	go func() {
+		for {
+			nc, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			s.dials.Add(1)
+			select {
+			case conns <- nc:
+			default:
+			}
+			go func() {
+				defer nc.Close()
+				br := bufio.NewReader(nc)
+				for {
+					req, err := http.ReadRequest(br)
+					if err != nil {
+						return
+					}
+					_, _ = io.Copy(io.Discard, req.Body)
+					s.requests.Add(1)
+					if !answer(nc, req) {
+						return
+					}
+				}
+			}()
+		}
+	}()
+	return s
+}
+
+func answerWith(resp string) func(net.Conn, *http.Request) bool {
+	return func(nc net.Conn, _ *http.Request) bool {
+		_, err := io.WriteString(nc, resp)
+		return err == nil
+	}
+}
+
+// get sends method to url and reads the whole body.
+func send(t *testing.T, hc *http.Client, method, url string) (*http.Response, string, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second) // a hang bound only
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, method, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return nil, "", err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return resp, string(b), err
+}
+
+// TestKeepAliveOnlyWhenAllowed: a connection goes back to the pool only when
+// the answer allows it: not after "Connection: close" in any spelling, not
+// after an HTTP/1.0 answer, whether or not the answer has a body. The server
+// here would go on answering on the same connection, so only the dial count
+// shows whether the client reused it.
+func TestKeepAliveOnlyWhenAllowed(t *testing.T) {
+	for _, tc := range []struct {
+		name, method, resp string
+		wantBody           string
+		wantDials          int64
+	}{
+		{"keep-alive", "GET", "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", "ok", 1},
+		{"keep-alive no body", "GET", "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n", "", 1},
+		{"close with body", "GET", "HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok", "ok", 2},
+		{"close empty body", "GET", "HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Length: 0\r\n\r\n", "", 2},
+		{"close 204", "GET", "HTTP/1.1 204 No Content\r\nConnection: close\r\n\r\n", "", 2},
+		{"close HEAD", "HEAD", "HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 9\r\n\r\n", "", 2},
+		{"close capitalised", "GET", "HTTP/1.1 200 OK\r\nConnection: Close\r\nContent-Length: 2\r\n\r\nok", "ok", 2},
+		{"close in a list", "GET", "HTTP/1.1 200 OK\r\nConnection: keep-alive, close\r\nContent-Length: 2\r\n\r\nok", "ok", 2},
+		{"http/1.0 empty body", "GET", "HTTP/1.0 200 OK\r\nContent-Length: 0\r\n\r\n", "", 2},
+		{"unsolicited 101", "GET", "HTTP/1.1 101 Switching Protocols\r\nUpgrade: x\r\nConnection: upgrade\r\n\r\n", "", 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newRawServer(t, answerWith(tc.resp))
+			hc := client(t)
+			for round := range 2 {
+				_, got, err := send(t, hc, tc.method, s.url+"/")
+				if err != nil || got != tc.wantBody {
+					t.Fatalf("round %d: body %q, %v; want %q", round, got, err, tc.wantBody)
+				}
+			}
+			if d := s.dials.Load(); d != tc.wantDials {
+				t.Fatalf("2 requests dialed %d connections, want %d", d, tc.wantDials)
+			}
+		})
+	}
+}
+
+// TestFraming: how the body is delimited, and what is an error.
+func TestFraming(t *testing.T) {
+	for _, tc := range []struct {
+		name, resp string
+		wantBody   string
+		wantErr    string // substring; "" for none
+		wantLen    int64
+		wantDials  int64 // after two requests
+	}{
+		{"chunked with extensions and trailer", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nTrailer: X-Sum\r\n\r\n" +
+			"5;name=value\r\nhello\r\n1;x\r\n!\r\n0;last\r\nX-Sum: abc\r\n\r\n", "hello!", "", -1, 1},
+		{"informational answers skipped", "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </a.css>; rel=preload\r\n\r\n" +
+			"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", "ok", "", 2, 1},
+		{"equal duplicate content-length", "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 2\r\n\r\nok", "ok", "", 2, 1},
+		{"conflicting content-length", "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 4\r\n\r\nokok", "", "Content-Length", 0, 2},
+		{"invalid content-length", "HTTP/1.1 200 OK\r\nContent-Length: 2x\r\n\r\nok", "", "Content-Length", 0, 2},
+		{"body longer than announced", "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokHTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nextra", "ok", "", 2, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newRawServer(t, answerWith(tc.resp))
+			hc := client(t)
+			for round := range 2 {
+				resp, got, err := send(t, hc, "GET", s.url+"/")
+				if tc.wantErr != "" {
+					if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+						t.Fatalf("round %d: body %q, err %v; want an error about %s", round, got, err, tc.wantErr)
+					}
+					continue
+				}
+				if err != nil || got != tc.wantBody {
+					t.Fatalf("round %d: body %q, %v; want %q", round, got, err, tc.wantBody)
+				}
+				if resp.ContentLength != tc.wantLen || resp.Header.Get("Link") != "" {
+					t.Fatalf("ContentLength %d, want %d; header %v", resp.ContentLength, tc.wantLen, resp.Header)
+				}
+				if strings.Contains(tc.resp, "X-Sum") && resp.Trailer.Get("X-Sum") != "abc" {
+					t.Fatalf("trailer %v, want X-Sum: abc", resp.Trailer)
+				}
+			}
+			if d := s.dials.Load(); d != tc.wantDials {
+				t.Fatalf("2 requests dialed %d connections, want %d", d, tc.wantDials)
+			}
+		})
+	}
+}
+
+// TestBodyShorterThanAnnounced: a body cut short by the server closing is an
+// error, and the next request dials a new connection.
+func TestBodyShorterThanAnnounced(t *testing.T) {
+	for _, tc := range []struct{ name, resp string }{
+		{"content-length", "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nshort"},
+		{"chunked", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nshort\r\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newRawServer(t, func(nc net.Conn, _ *http.Request) bool {
+				_, _ = io.WriteString(nc, tc.resp)
+				return false
+			})
+			hc := client(t)
+			for range 2 {
+				if _, got, err := send(t, hc, "GET", s.url+"/"); !errors.Is(err, io.ErrUnexpectedEOF) || got != "short" {
+					t.Fatalf("body %q, err %v; want short, unexpected EOF", got, err)
+				}
+			}
+			if d := s.dials.Load(); d != 2 {
+				t.Fatalf("dials %d, want 2", d)
+			}
+		})
+	}
+}
+
+// TestHeaderBounds: a response header, a trailer section or a run of 1xx
+// answers that never ends is an error once past a bound, not a memory or
+// time sink.
+func TestHeaderBounds(t *testing.T) {
+	endless := func(head, line string) func(net.Conn, *http.Request) bool {
+		return func(nc net.Conn, _ *http.Request) bool {
+			if _, err := io.WriteString(nc, head); err != nil {
+				return false
+			}
+			for i := 0; i < 1<<16; i++ { // 64k lines unless the client hangs up first
+				if _, err := io.WriteString(nc, line); err != nil {
+					return false
+				}
+			}
+			return false
+		}
+	}
+	for _, tc := range []struct {
+		name    string
+		answer  func(net.Conn, *http.Request) bool
+		wantErr string
+	}{
+		{"header", endless("HTTP/1.1 200 OK\r\n", "X-Pad: "+strings.Repeat("a", 100)+"\r\n"), "header"},
+		{"trailer", endless("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n", "X-Pad: "+strings.Repeat("a", 100)+"\r\n"), "trailer"},
+		{"1xx", endless("", "HTTP/1.1 103 Early Hints\r\nLink: </a.css>\r\n\r\n"), "1xx"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newRawServer(t, tc.answer)
+			resp, _, err := send(t, client(t), "GET", s.url+"/")
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) || errors.Is(err, context.DeadlineExceeded) {
+				var tr http.Header
+				if resp != nil {
+					tr = resp.Trailer
+				}
+				t.Fatalf("err %v (trailer of %d fields); want an error about the %s bound", err, len(tr["X-Pad"]), tc.wantErr)
+			}
+		})
+	}
+}
+
+// TestIdleConnectionClosedAfterIdleTimeout: an idle pooled connection is
+// closed once IdleTimeout passes, with no further request to that host.
+func TestIdleConnectionClosedAfterIdleTimeout(t *testing.T) {
+	s := newServer(t, func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, "ok") })
+	tr := fastupstream.New(fastupstream.Config{IdleTimeout: 20 * time.Millisecond})
+	t.Cleanup(tr.CloseIdleConnections)
+	hc := &http.Client{Transport: tr}
+	if _, got, err := send(t, hc, "GET", s.URL); err != nil || got != "ok" {
+		t.Fatalf("%q %v", got, err)
+	}
+	testwait.Until(t, 10*time.Second, "the idle connection closed by the client", func() bool { return s.closed.Load() == 1 })
+	// The pool still works afterwards.
+	if _, got, err := send(t, hc, "GET", s.URL); err != nil || got != "ok" || s.dials.Load() != 2 {
+		t.Fatalf("%q %v after %d dials", got, err, s.dials.Load())
+	}
+}
+
+// TestTLSHandshakeTimeout: a server that accepts the connection but never
+// answers the TLS handshake fails the dial after the fallback transport's
+// TLSHandshakeTimeout, not only when the request's context ends.
+func TestTLSHandshakeTimeout(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			nc, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() { _, _ = io.Copy(io.Discard, nc); nc.Close() }()
+		}
+	}()
+	fb := http.DefaultTransport.(*http.Transport).Clone()
+	fb.TLSHandshakeTimeout = 20 * time.Millisecond
+	fb.TLSClientConfig = &tls.Config{MinVersion: tls.VersionTLS12}
+	tr := fastupstream.New(fastupstream.Config{Fallback: fb})
+	t.Cleanup(tr.CloseIdleConnections)
+	_, _, err = send(t, &http.Client{Transport: tr}, "GET", "https://"+ln.Addr().String()+"/")
+	if err == nil || errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "handshake timeout") {
+		t.Fatalf("err %v; want a TLS handshake timeout", err)
+	}
+}
