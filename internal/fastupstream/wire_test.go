@@ -8,8 +8,11 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
+	"runtime"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -294,4 +297,108 @@ func TestTLSHandshakeTimeout(t *testing.T) {
 	if err == nil || errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "handshake timeout") {
 		t.Fatalf("err %v; want a TLS handshake timeout", err)
 	}
+}
+
+// TestTLSOffersOnlyHTTP1: against a server that prefers h2, the handshake
+// settles on HTTP/1.1 (the transport must not offer h2, which it cannot
+// speak), with SNI set to the URL's host name.
+func TestTLSOffersOnlyHTTP1(t *testing.T) {
+	var proto, sni atomic.Value
+	s := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		proto.Store(r.Proto)
+		sni.Store(r.TLS.ServerName)
+		_, _ = io.WriteString(w, "ok")
+	}))
+	s.EnableHTTP2 = true
+	s.StartTLS()
+	t.Cleanup(s.Close)
+	fb := s.Client().Transport.(*http.Transport).Clone()
+	fb.TLSClientConfig.InsecureSkipVerify = true // the test certificate does not name localhost
+	tr := fastupstream.New(fastupstream.Config{Fallback: fb})
+	t.Cleanup(tr.CloseIdleConnections)
+	url := strings.Replace(s.URL, "127.0.0.1", "localhost", 1)
+	if _, got, err := send(t, &http.Client{Transport: tr}, "GET", url+"/"); err != nil || got != "ok" || proto.Load() != "HTTP/1.1" || sni.Load() != "localhost" {
+		t.Fatalf("body %q, %v; server saw %v with SNI %v", got, err, proto.Load(), sni.Load())
+	}
+}
+
+// TestDialControlOnEveryDial: with WithDialControl, the control runs on the
+// fast path's dial, on the redial after a stale pooled connection, and on
+// the fallback transport's dial (a body of unknown length goes there).
+func TestDialControlOnEveryDial(t *testing.T) {
+	var served atomic.Int64
+	s := newRawServer(t, func(nc net.Conn, req *http.Request) bool {
+		n := served.Add(1)
+		_, err := io.WriteString(nc, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+		return err == nil && n != 1 // the first connection is closed after its answer
+	})
+	var controls atomic.Int64
+	var tr http.RoundTripper = fastupstream.New(fastupstream.Config{}).WithDialControl(func(_, _ string, _ syscall.RawConn) error {
+		controls.Add(1)
+		return nil
+	})
+	hc := &http.Client{Transport: tr}
+	for range 2 { // the second finds the pooled connection closed and dials again
+		if _, got, err := send(t, hc, "GET", s.url+"/"); err != nil || got != "ok" {
+			t.Fatalf("%q %v", got, err)
+		}
+	}
+	req, _ := http.NewRequest(http.MethodPost, s.url+"/", io.NopCloser(strings.NewReader("{}"))) // unknown length: fallback
+	resp, err := hc.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if d, c := s.dials.Load(), controls.Load(); d != 3 || c != 3 {
+		t.Fatalf("%d dials, %d control calls; want 3 and 3", d, c)
+	}
+	refuse := fastupstream.New(fastupstream.Config{}).WithDialControl(func(_, _ string, _ syscall.RawConn) error {
+		return errors.New("refused by policy")
+	})
+	if _, _, err := send(t, &http.Client{Transport: refuse}, "GET", s.url+"/"); err == nil || !strings.Contains(err.Error(), "refused by policy") {
+		t.Fatalf("err %v; want the control's refusal", err)
+	}
+}
+
+// TestNoGoroutineLeft: cancelled and completed round trips leave no
+// goroutine behind once their bodies are closed and the pool is emptied.
+func TestNoGoroutineLeft(t *testing.T) {
+	s := newRawServer(t, func(nc net.Conn, req *http.Request) bool {
+		if req.URL.Path == "/hang" {
+			_, _ = io.WriteString(nc, "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc")
+			_, _ = io.Copy(io.Discard, nc) // until the client hangs up
+			return false
+		}
+		_, err := io.WriteString(nc, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+		return err == nil
+	})
+	tr := fastupstream.New(fastupstream.Config{})
+	hc := &http.Client{Transport: tr}
+	if _, _, err := send(t, hc, "GET", s.url+"/"); err != nil { // warm up whatever the runtime starts once
+		t.Fatal(err)
+	}
+	tr.CloseIdleConnections()
+	before := runtime.NumGoroutine()
+	for range 20 {
+		ctx, cancel := context.WithCancel(context.Background())
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, s.url+"/hang", nil)
+		resp, err := hc.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		buf := make([]byte, 3)
+		if _, err := io.ReadFull(resp.Body, buf); err != nil {
+			t.Fatal(err)
+		}
+		cancel()
+		if _, err := io.ReadAll(resp.Body); !errors.Is(err, context.Canceled) {
+			t.Fatalf("read after cancel: %v", err)
+		}
+		resp.Body.Close()
+		if _, got, err := send(t, hc, "GET", s.url+"/"); err != nil || got != "ok" {
+			t.Fatalf("%q %v", got, err)
+		}
+	}
+	tr.CloseIdleConnections()
+	testwait.Until(t, 10*time.Second, "goroutines back to the count before", func() bool { return runtime.NumGoroutine() <= before })
 }
