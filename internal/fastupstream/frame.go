@@ -20,6 +20,7 @@ var (
 	errTooMany1xx      = fmt.Errorf("fastupstream: more than %d 1xx informational responses", max1xx)
 	errContentLength   = errors.New("fastupstream: response has conflicting or invalid Content-Length headers")
 	errTLSHandshake    = errors.New("fastupstream: TLS handshake timeout")
+	errReqBody         = errors.New("fastupstream: reading the request body")
 	errTrailerTooLarge = errors.New("fastupstream: response trailer does not fit the read buffer")
 )
 

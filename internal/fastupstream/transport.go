@@ -412,41 +412,28 @@ func (t *Transport) roundTrip(ctx context.Context, c *conn, req *http.Request) (
 		}
 		return nil, err
 	}
-	if err := writeRequest(c.bw, req); err != nil {
-		closeBody(req)
+	werr := writeRequest(c.bw, req)
+	closeBody(req)
+	if werr != nil && (cancelled.Load() || errors.Is(werr, errReqBody) || !isClosedEarly(werr)) {
 		if c.reused {
+			werr = fmt.Errorf("%w: %w", errStaleConn, werr)
+		}
+		return fail(werr)
+	}
+	// After a broken pipe or reset while sending, the server may still
+	// have answered before it stopped reading (a 413, or a 401 or 429 from
+	// a front end): read that answer as net/http does, and fail with the
+	// write's error only when there is none.
+	if err := readHeader(c); err != nil {
+		if werr != nil {
+			err = werr
+		}
+		if c.reused && c.br.Buffered() == 0 && isClosedEarly(err) {
 			err = fmt.Errorf("%w: %w", errStaleConn, err)
 		}
 		return fail(err)
 	}
-	closeBody(req)
 	h := &c.hdr
-	for n1xx := 0; ; n1xx++ {
-		if n1xx > max1xx {
-			return fail(errTooMany1xx)
-		}
-		block, err := headerBlock(c.br)
-		if err == nil {
-			err = checkContentLength(block)
-			h.Reset()
-			h.SetNoDefaultContentType(true)
-		}
-		if err == nil {
-			err = h.Read(c.br) // the whole block is buffered: this does not wait
-		}
-		if errors.Is(err, bufio.ErrBufferFull) {
-			err = fmt.Errorf("fastupstream: response header does not fit the %d-byte read buffer", c.br.Size())
-		}
-		if err != nil {
-			if c.reused && c.br.Buffered() == 0 && isClosedEarly(err) {
-				err = fmt.Errorf("%w: %w", errStaleConn, err)
-			}
-			return fail(err)
-		}
-		if code := h.StatusCode(); code < 100 || code >= 200 || code == http.StatusSwitchingProtocols {
-			break
-		}
-	}
 	resp := &http.Response{
 		StatusCode: h.StatusCode(),
 		Proto:      "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
@@ -465,7 +452,7 @@ func (t *Transport) roundTrip(ctx context.Context, c *conn, req *http.Request) (
 		resp.Header[key] = append(resp.Header[key], string(v))
 	})
 	keep := !h.ConnectionClose() && resp.ProtoMinor == 1 && !req.Close && !hasClose(resp.Header["Connection"]) &&
-		resp.StatusCode != http.StatusSwitchingProtocols
+		resp.StatusCode != http.StatusSwitchingProtocols && werr == nil
 	b := &body{c: c, stop: stop, cancelled: &cancelled, ctx: ctx, keep: keep}
 	cl := h.ContentLength()
 	switch {
@@ -503,6 +490,35 @@ func (t *Transport) roundTrip(ctx context.Context, c *conn, req *http.Request) (
 	resp.Close = resp.Close || !keep
 	resp.Body = b
 	return resp, nil
+}
+
+// readHeader reads the final answer's header into c.hdr, skipping up to
+// max1xx informational ones; the header must fit c's read buffer.
+func readHeader(c *conn) error {
+	h := &c.hdr
+	for n1xx := 0; ; n1xx++ {
+		if n1xx > max1xx {
+			return errTooMany1xx
+		}
+		block, err := headerBlock(c.br)
+		if errors.Is(err, bufio.ErrBufferFull) {
+			return fmt.Errorf("fastupstream: response header does not fit the %d-byte read buffer", c.br.Size())
+		}
+		if err != nil {
+			return err
+		}
+		if err := checkContentLength(block); err != nil {
+			return err
+		}
+		h.Reset()
+		h.SetNoDefaultContentType(true)
+		if err := h.Read(c.br); err != nil { // the whole block is buffered: this does not wait
+			return err
+		}
+		if code := h.StatusCode(); code < 100 || code >= 200 || code == http.StatusSwitchingProtocols {
+			return nil
+		}
+	}
 }
 
 func statusText(h *fasthttp.ResponseHeader, code int) string {
@@ -572,7 +588,11 @@ func writeRequest(w *bufio.Writer, req *http.Request) error {
 	}
 	w.WriteString("\r\n")
 	if hasBody {
-		n, err := io.Copy(w, io.LimitReader(req.Body, req.ContentLength))
+		src := &bodyReader{r: io.LimitReader(req.Body, req.ContentLength)}
+		n, err := io.Copy(w, src)
+		if src.err != nil {
+			return fmt.Errorf("%w: %w", errReqBody, src.err)
+		}
 		if err != nil {
 			return err
 		}
@@ -581,6 +601,21 @@ func writeRequest(w *bufio.Writer, req *http.Request) error {
 		}
 	}
 	return w.Flush()
+}
+
+// bodyReader records a request body's read error, to tell it from the
+// connection's write errors.
+type bodyReader struct {
+	r   io.Reader
+	err error
+}
+
+func (b *bodyReader) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	if err != nil && err != io.EOF {
+		b.err = err
+	}
+	return n, err
 }
 
 func validHeaderKey(k string) bool {

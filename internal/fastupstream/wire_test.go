@@ -402,3 +402,25 @@ func TestNoGoroutineLeft(t *testing.T) {
 	tr.CloseIdleConnections()
 	testwait.Until(t, 10*time.Second, "goroutines back to the count before", func() bool { return runtime.NumGoroutine() <= before })
 }
+
+// TestEarlyAnswerWhileSendingBody: a server that answers before reading a
+// large request body (a 413, or a 401 or 429 from a front end) and then
+// resets the connection: the caller gets that answer, as with net/http,
+// not the write's broken pipe.
+func TestEarlyAnswerWhileSendingBody(t *testing.T) {
+	s := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Retry-After", "3")
+		w.WriteHeader(http.StatusRequestEntityTooLarge)
+		_, _ = io.WriteString(w, "too big")
+	})
+	hc := client(t)
+	body := strings.Repeat("x", 8<<20) // more than the server drains and the socket buffers hold
+	for round := range 3 {
+		resp := post(t, hc, context.Background(), s.URL, body)
+		got, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusRequestEntityTooLarge || resp.Header.Get("Retry-After") != "3" || string(got) != "too big" || err != nil {
+			t.Fatalf("round %d: %d %q %v %v", round, resp.StatusCode, got, err, resp.Header)
+		}
+	}
+}
