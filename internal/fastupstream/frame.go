@@ -28,17 +28,23 @@ var (
 // empty line, without consuming it; it waits until the section has arrived.
 // The section must fit br's buffer: that is the bound on a header (and a
 // trailer) an upstream can make the client hold. It returns io.EOF when
-// the connection ends before any byte, and bufio.ErrBufferFull when the
-// section does not fit.
+// the connection ends before any byte, bufio.ErrBufferFull when the section
+// does not fit, and errContentLength for Content-Length fields that are not
+// a number or disagree (RFC 9112 6.3: the framing is then unknown, and
+// fasthttp would take the last one; net/http refuses them too).
 func headerBlock(br *bufio.Reader) ([]byte, error) {
-	from := 0
+	var sc blockScan
 	for n := 1; ; n = br.Buffered() + 1 {
 		b, err := br.Peek(n)
 		if err == nil {
 			b, _ = br.Peek(br.Buffered())
 		}
-		if i := blockEnd(b, from); i > 0 {
-			return b[:i], nil
+		end, serr := sc.scan(b)
+		if serr != nil {
+			return nil, serr
+		}
+		if end > 0 {
+			return b[:end], nil
 		}
 		if err != nil {
 			if len(b) > 0 && err == io.EOF {
@@ -46,62 +52,49 @@ func headerBlock(br *bufio.Reader) ([]byte, error) {
 			}
 			return nil, err
 		}
-		from = max(len(b)-2, 0)
 	}
 }
 
-// blockEnd is the length of the header section at the start of b (ending
-// in an empty line, CRLF or bare LF), or 0 when b does not hold all of it;
-// the empty line is searched for from b[from:].
-func blockEnd(b []byte, from int) int {
-	switch {
-	case bytes.HasPrefix(b, []byte("\r\n")):
-		return 2
-	case len(b) > 0 && b[0] == '\n':
-		return 1
-	}
-	for i := from; i < len(b); {
-		j := bytes.IndexByte(b[i:], '\n')
-		if j < 0 {
-			return 0
-		}
-		i += j + 1
-		if bytes.HasPrefix(b[i:], []byte("\r\n")) {
-			return i + 2
-		}
-		if i < len(b) && b[i] == '\n' {
-			return i + 1
-		}
-	}
-	return 0
+// blockScan walks a header section line by line as it arrives, in one pass
+// for both its end and its Content-Length fields. Offsets are from the
+// section's first byte, which stays b[0] from one Peek to the next.
+type blockScan struct {
+	next           int // where the first line not yet scanned starts
+	clStart, clEnd int // the first Content-Length value, once clEnd > 0
 }
 
-// checkContentLength refuses a header section whose Content-Length fields
-// disagree (RFC 9112 6.3: the framing is then unknown; fasthttp would use
-// the last one) or are not a decimal number, as net/http does.
-func checkContentLength(block []byte) error {
-	var first []byte
-	for len(block) > 0 {
-		line := block
-		if i := bytes.IndexByte(block, '\n'); i >= 0 {
-			line, block = block[:i], block[i+1:]
-		} else {
-			block = nil
+// scan reads the complete lines of b from s.next on; it returns the
+// section's length once its empty line is there, else 0.
+func (s *blockScan) scan(b []byte) (int, error) {
+	const name = "content-length:"
+	for {
+		i := bytes.IndexByte(b[s.next:], '\n')
+		if i < 0 {
+			return 0, nil
 		}
-		const name = "content-length:"
-		if len(line) < len(name) || line[0]|0x20 != 'c' || !bytes.EqualFold(line[:len(name)], []byte(name)) {
+		start, end := s.next, s.next+i // the line, without its LF
+		s.next = end + 1
+		if end == start || (end == start+1 && b[start] == '\r') {
+			return s.next, nil
+		}
+		if end-start < len(name) || b[start]|0x20 != 'c' || b[start+8]|0x20 != 'l' || !bytes.EqualFold(b[start:start+len(name)], []byte(name)) {
 			continue
 		}
-		v := bytes.TrimSpace(line[len(name):])
-		if len(v) == 0 || bytes.IndexFunc(v, func(r rune) bool { return r < '0' || r > '9' }) >= 0 {
-			return errContentLength
+		vs, ve := start+len(name), end
+		for vs < ve && (b[vs] == ' ' || b[vs] == '\t') {
+			vs++
 		}
-		if first != nil && !bytes.Equal(first, v) {
-			return errContentLength
+		for ve > vs && (b[ve-1] == ' ' || b[ve-1] == '\t' || b[ve-1] == '\r') {
+			ve--
 		}
-		first = v
+		if vs == ve || bytes.IndexFunc(b[vs:ve], func(r rune) bool { return r < '0' || r > '9' }) >= 0 {
+			return 0, errContentLength
+		}
+		if s.clEnd > 0 && !bytes.Equal(b[s.clStart:s.clEnd], b[vs:ve]) {
+			return 0, errContentLength
+		}
+		s.clStart, s.clEnd = vs, ve
 	}
-	return nil
 }
 
 // hasClose reports whether a Connection field lists "close" (any case, in

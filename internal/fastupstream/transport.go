@@ -60,6 +60,10 @@ type Transport struct {
 
 	mu    sync.Mutex
 	pools map[poolKey]*hostPool
+	// sweeper closes connections idle for IdleTimeout; it is pending
+	// while sweepArmed.
+	sweeper    *time.Timer
+	sweepArmed bool
 }
 
 type poolKey struct {
@@ -127,7 +131,6 @@ func (t *Transport) CloseIdleConnections() {
 	t.mu.Unlock()
 	for _, p := range pools {
 		for _, c := range p.idle {
-			c.idleTimer.Stop()
 			_ = c.nc.Close()
 		}
 	}
@@ -247,7 +250,6 @@ func (t *Transport) get(key poolKey) (*conn, error) {
 		c := p.idle[len(p.idle)-1]
 		p.idle[len(p.idle)-1] = nil
 		p.idle = p.idle[:len(p.idle)-1]
-		c.idleTimer.Stop()
 		if now.Sub(c.idleSince) < t.cfg.IdleTimeout && c.br.Buffered() == 0 && alive(c.nc) {
 			_ = c.nc.SetDeadline(time.Time{}) // in case a late Close woke a read it had finished
 			return c, nil
@@ -286,8 +288,7 @@ func alive(nc net.Conn) bool {
 	return open
 }
 
-// put returns c to its pool, or closes it when the pool is full. A timer
-// closes it once it has been idle for IdleTimeout.
+// put returns c to its pool, or closes it when the pool is full.
 func (t *Transport) put(c *conn) {
 	c.reused = true
 	t.mu.Lock()
@@ -299,13 +300,8 @@ func (t *Transport) put(c *conn) {
 	}
 	if len(p.idle) < t.cfg.MaxIdlePerHost {
 		p.idle = append(p.idle, c)
-		if c.idleTimer == nil {
-			cc := c
-			c.idleTimer = time.AfterFunc(t.cfg.IdleTimeout, func() { t.expire(cc) })
-		} else {
-			c.idleTimer.Reset(t.cfg.IdleTimeout)
-		}
 		c = nil
+		t.armSweep(t.cfg.IdleTimeout)
 	}
 	t.mu.Unlock()
 	if c != nil {
@@ -313,30 +309,51 @@ func (t *Transport) put(c *conn) {
 	}
 }
 
-// expire closes c if it is still in its pool and has been idle for
-// IdleTimeout (a late timer for an earlier idle spell finds it taken, or
-// idle since less long, and leaves it).
-func (t *Transport) expire(c *conn) {
+// armSweep starts the sweep timer to fire after d unless it is running;
+// t.mu is held. One timer per transport, not one per connection: a round
+// trip then costs no timer operation.
+func (t *Transport) armSweep(d time.Duration) {
+	if t.sweepArmed {
+		return
+	}
+	t.sweepArmed = true
+	if t.sweeper == nil {
+		t.sweeper = time.AfterFunc(d, t.sweep)
+	} else {
+		t.sweeper.Reset(d)
+	}
+}
+
+// sweep closes the connections idle for IdleTimeout or longer, in every
+// pool (a host no request goes to again too), and sets the timer again for
+// when the oldest remaining one expires.
+func (t *Transport) sweep() {
+	now := time.Now()
+	var expired []*conn
 	t.mu.Lock()
-	p := t.pools[c.key]
-	found := false
-	if p != nil && time.Since(c.idleSince) >= t.cfg.IdleTimeout {
-		for i, ic := range p.idle {
-			if ic == c {
-				last := len(p.idle) - 1
-				copy(p.idle[i:], p.idle[i+1:])
-				p.idle[last] = nil
-				p.idle = p.idle[:last]
-				found = true
-				break
-			}
+	t.sweepArmed = false
+	next := time.Duration(-1)
+	for k, p := range t.pools {
+		// p.idle is oldest first: put appends, get takes from the end.
+		i := 0
+		for i < len(p.idle) && now.Sub(p.idle[i].idleSince) >= t.cfg.IdleTimeout {
+			i++
 		}
-		if len(p.idle) == 0 {
-			delete(t.pools, c.key)
+		expired = append(expired, p.idle[:i]...)
+		n := copy(p.idle, p.idle[i:])
+		clear(p.idle[n:])
+		p.idle = p.idle[:n]
+		if n == 0 {
+			delete(t.pools, k)
+		} else if d := t.cfg.IdleTimeout - now.Sub(p.idle[0].idleSince); next < 0 || d < next {
+			next = d
 		}
 	}
+	if next >= 0 {
+		t.armSweep(next)
+	}
 	t.mu.Unlock()
-	if found {
+	for _, c := range expired {
 		_ = c.nc.Close()
 	}
 }
@@ -350,7 +367,6 @@ type conn struct {
 	bw        *bufio.Writer
 	hdr       fasthttp.ResponseHeader
 	idleSince time.Time
-	idleTimer *time.Timer // closes the connection when idle too long; nil until first pooled
 	reused    bool
 }
 
@@ -500,14 +516,11 @@ func readHeader(c *conn) error {
 		if n1xx > max1xx {
 			return errTooMany1xx
 		}
-		block, err := headerBlock(c.br)
+		_, err := headerBlock(c.br) // waits for the whole header, checks its Content-Length
 		if errors.Is(err, bufio.ErrBufferFull) {
 			return fmt.Errorf("fastupstream: response header does not fit the %d-byte read buffer", c.br.Size())
 		}
 		if err != nil {
-			return err
-		}
-		if err := checkContentLength(block); err != nil {
 			return err
 		}
 		h.Reset()

@@ -29,7 +29,7 @@ type rawServer struct {
 	dials, requests atomic.Int64
 }
 
-func newRawServer(t *testing.T, answer func(nc net.Conn, req *http.Request) bool) *rawServer {
+func newRawServer(t testing.TB, answer func(nc net.Conn, req *http.Request) bool) *rawServer {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -157,7 +157,10 @@ func TestFraming(t *testing.T) {
 			"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", "ok", "", 2, 1},
 		{"equal duplicate content-length", "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 2\r\n\r\nok", "ok", "", 2, 1},
 		{"conflicting content-length", "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 4\r\n\r\nokok", "", "Content-Length", 0, 2},
+		{"conflicting content-length, other case", "HTTP/1.1 200 OK\r\nX-A: b\r\ncontent-length: 2\r\nCONTENT-LENGTH: 4\r\n\r\nokok", "", "Content-Length", 0, 2},
+		{"bare LF line ends", "HTTP/1.1 200 OK\nContent-Length: 2\n\nok", "ok", "", 2, 1},
 		{"invalid content-length", "HTTP/1.1 200 OK\r\nContent-Length: 2x\r\n\r\nok", "", "Content-Length", 0, 2},
+		{"folded header line", "HTTP/1.1 200 OK\r\nX-Folded: a\r\n  b\r\nContent-Length: 2\r\n\r\nok", "ok", "", 2, 1},
 		{"body longer than announced", "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokHTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nextra", "ok", "", 2, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -176,6 +179,9 @@ func TestFraming(t *testing.T) {
 				}
 				if resp.ContentLength != tc.wantLen || resp.Header.Get("Link") != "" {
 					t.Fatalf("ContentLength %d, want %d; header %v", resp.ContentLength, tc.wantLen, resp.Header)
+				}
+				if v := resp.Header.Get("X-Folded"); strings.Contains(tc.resp, "X-Folded") && (strings.Join(strings.Fields(v), " ") != "a b" || strings.ContainsAny(v, "\r\n")) {
+					t.Fatalf("folded header %q, want a and b joined by spaces (RFC 9112 5.2)", v)
 				}
 				if strings.Contains(tc.resp, "X-Sum") && resp.Trailer.Get("X-Sum") != "abc" {
 					t.Fatalf("trailer %v, want X-Sum: abc", resp.Trailer)
