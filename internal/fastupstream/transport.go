@@ -666,10 +666,10 @@ type body struct {
 	keep      bool
 	limited   bool
 	chunked   bool
-	done      bool // the connection is pooled or closed
-	closed    bool // Close was called
-	closing   atomic.Bool
-	err       error // what Read returns once done
+	done      bool         // the connection is pooled or closed
+	closed    bool         // Close was called
+	owner     atomic.Int32 // ownerBody, then ownerClose (Close claimed it) or ownerDone (finish released it)
+	err       error        // what Read returns once done
 	mu        sync.Mutex
 }
 
@@ -723,19 +723,30 @@ func (b *body) finish(reuse bool) {
 		return
 	}
 	b.done = true
-	if b.stop() && reuse && !b.closing.Load() && b.c.br.Buffered() == 0 {
+	if b.stop() && reuse && b.c.br.Buffered() == 0 && b.owner.CompareAndSwap(ownerBody, ownerDone) {
 		b.c.t.put(b.c)
 		return
 	}
 	_ = b.c.nc.Close()
 }
 
+// Who may act on a body's connection: the body until Close claims it or
+// finish releases it (to the pool, where another round trip may take it).
+const (
+	ownerBody int32 = iota
+	ownerClose
+	ownerDone
+)
+
 func (b *body) Close() error {
-	b.closing.Store(true)
+	claimed := b.owner.CompareAndSwap(ownerBody, ownerClose)
 	if !b.mu.TryLock() {
-		// A Read is in progress: wake it, then finish (closing keeps
-		// the connection out of the pool).
-		_ = b.c.nc.SetDeadline(pastDeadline)
+		// A Read is in progress: wake it, then finish. Once claimed,
+		// finish no longer pools the connection; unclaimed, finish has
+		// already released it and it is not this body's to touch.
+		if claimed {
+			_ = b.c.nc.SetDeadline(pastDeadline)
+		}
 		b.mu.Lock()
 	}
 	b.finish(false)
