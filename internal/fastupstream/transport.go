@@ -29,7 +29,9 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"net/textproto"
+	"net/url"
 	"os"
+	"reflect"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -96,8 +98,15 @@ func New(cfg Config) *Transport {
 		fallback: fb,
 		pools:    map[poolKey]*hostPool{},
 	}
-	t.proxied = fb.Proxy != nil && proxyEnvSet()
+	t.proxied = fb.Proxy != nil && (proxyEnvSet() || !fromEnvironment(fb.Proxy))
 	return t
+}
+
+// fromEnvironment reports whether proxy is http.ProxyFromEnvironment, which
+// with no proxy variable set sends nothing to a proxy: only then may the
+// per-request Proxy call be skipped.
+func fromEnvironment(proxy func(*http.Request) (*url.URL, error)) bool {
+	return reflect.ValueOf(proxy).Pointer() == reflect.ValueOf(http.ProxyFromEnvironment).Pointer()
 }
 
 func proxyEnvSet() bool {

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"runtime"
 	"strings"
 	"sync/atomic"
@@ -428,5 +429,28 @@ func TestEarlyAnswerWhileSendingBody(t *testing.T) {
 		if resp.StatusCode != http.StatusRequestEntityTooLarge || resp.Header.Get("Retry-After") != "3" || string(got) != "too big" || err != nil {
 			t.Fatalf("round %d: %d %q %v %v", round, resp.StatusCode, got, err, resp.Header)
 		}
+	}
+}
+
+// TestFixedProxyGoesToNetHTTP: a fallback whose Proxy is not
+// ProxyFromEnvironment (a fixed proxy URL) is asked for every request, with
+// no proxy variable set, and a proxied request goes through it.
+func TestFixedProxyGoesToNetHTTP(t *testing.T) {
+	for _, k := range []string{"HTTP_PROXY", "http_proxy", "HTTPS_PROXY", "https_proxy"} {
+		t.Setenv(k, "")
+	}
+	var proxied atomic.Int64
+	proxy := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		proxied.Add(1)
+		_, _ = io.WriteString(w, "via proxy "+r.URL.String())
+	})
+	pu, _ := url.Parse(proxy.URL)
+	fb := http.DefaultTransport.(*http.Transport).Clone()
+	fb.Proxy = http.ProxyURL(pu)
+	tr := fastupstream.New(fastupstream.Config{Fallback: fb})
+	t.Cleanup(tr.CloseIdleConnections)
+	_, got, err := send(t, &http.Client{Transport: tr}, "GET", "http://upstream.invalid/v1")
+	if err != nil || proxied.Load() != 1 || got != "via proxy http://upstream.invalid/v1" {
+		t.Fatalf("proxy hits %d, body %q, %v", proxied.Load(), got, err)
 	}
 }
