@@ -29,7 +29,9 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"net/textproto"
+	"net/url"
 	"os"
+	"reflect"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -60,6 +62,10 @@ type Transport struct {
 
 	mu    sync.Mutex
 	pools map[poolKey]*hostPool
+	// sweeper closes connections idle for IdleTimeout; it is pending
+	// while sweepArmed.
+	sweeper    *time.Timer
+	sweepArmed bool
 }
 
 type poolKey struct {
@@ -92,8 +98,15 @@ func New(cfg Config) *Transport {
 		fallback: fb,
 		pools:    map[poolKey]*hostPool{},
 	}
-	t.proxied = fb.Proxy != nil && proxyEnvSet()
+	t.proxied = fb.Proxy != nil && (proxyEnvSet() || !fromEnvironment(fb.Proxy))
 	return t
+}
+
+// fromEnvironment reports whether proxy is http.ProxyFromEnvironment, which
+// with no proxy variable set sends nothing to a proxy: only then may the
+// per-request Proxy call be skipped.
+func fromEnvironment(proxy func(*http.Request) (*url.URL, error)) bool {
+	return reflect.ValueOf(proxy).Pointer() == reflect.ValueOf(http.ProxyFromEnvironment).Pointer()
 }
 
 func proxyEnvSet() bool {
@@ -286,9 +299,9 @@ func alive(nc net.Conn) bool {
 
 // put returns c to its pool, or closes it when the pool is full.
 func (t *Transport) put(c *conn) {
-	c.idleSince = time.Now()
 	c.reused = true
 	t.mu.Lock()
+	c.idleSince = time.Now()
 	p := t.pools[c.key]
 	if p == nil {
 		p = &hostPool{}
@@ -297,9 +310,59 @@ func (t *Transport) put(c *conn) {
 	if len(p.idle) < t.cfg.MaxIdlePerHost {
 		p.idle = append(p.idle, c)
 		c = nil
+		t.armSweep(t.cfg.IdleTimeout)
 	}
 	t.mu.Unlock()
 	if c != nil {
+		_ = c.nc.Close()
+	}
+}
+
+// armSweep starts the sweep timer to fire after d unless it is running;
+// t.mu is held. One timer per transport, not one per connection: a round
+// trip then costs no timer operation.
+func (t *Transport) armSweep(d time.Duration) {
+	if t.sweepArmed {
+		return
+	}
+	t.sweepArmed = true
+	if t.sweeper == nil {
+		t.sweeper = time.AfterFunc(d, t.sweep)
+	} else {
+		t.sweeper.Reset(d)
+	}
+}
+
+// sweep closes the connections idle for IdleTimeout or longer, in every
+// pool (a host no request goes to again too), and sets the timer again for
+// when the oldest remaining one expires.
+func (t *Transport) sweep() {
+	now := time.Now()
+	var expired []*conn
+	t.mu.Lock()
+	t.sweepArmed = false
+	next := time.Duration(-1)
+	for k, p := range t.pools {
+		// p.idle is oldest first: put appends, get takes from the end.
+		i := 0
+		for i < len(p.idle) && now.Sub(p.idle[i].idleSince) >= t.cfg.IdleTimeout {
+			i++
+		}
+		expired = append(expired, p.idle[:i]...)
+		n := copy(p.idle, p.idle[i:])
+		clear(p.idle[n:])
+		p.idle = p.idle[:n]
+		if n == 0 {
+			delete(t.pools, k)
+		} else if d := t.cfg.IdleTimeout - now.Sub(p.idle[0].idleSince); next < 0 || d < next {
+			next = d
+		}
+	}
+	if next >= 0 {
+		t.armSweep(next)
+	}
+	t.mu.Unlock()
+	for _, c := range expired {
 		_ = c.nc.Close()
 	}
 }
@@ -328,13 +391,31 @@ func (t *Transport) dial(ctx context.Context, key poolKey, req *http.Request) (*
 		}
 		cfg.ServerName, cfg.NextProtos = req.URL.Hostname(), []string{"http/1.1"}
 		tc := tls.Client(nc, cfg)
-		if err := tc.HandshakeContext(ctx); err != nil {
+		if err := t.handshake(ctx, tc); err != nil {
 			_ = nc.Close()
 			return nil, err
 		}
 		nc = tc
 	}
 	return &conn{t: t, key: key, nc: nc, br: bufio.NewReaderSize(nc, 8192), bw: bufio.NewWriterSize(nc, 4096)}, nil
+}
+
+// handshake runs the TLS handshake within the fallback transport's
+// TLSHandshakeTimeout (net/http's bound; zero means none), so a server that
+// accepts the connection and never answers does not hold the dial until the
+// request's context ends.
+func (t *Transport) handshake(ctx context.Context, tc *tls.Conn) error {
+	d := t.fallback.TLSHandshakeTimeout
+	if d <= 0 {
+		return tc.HandshakeContext(ctx)
+	}
+	hctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	err := tc.HandshakeContext(hctx)
+	if err != nil && ctx.Err() == nil && hctx.Err() != nil {
+		return errTLSHandshake
+	}
+	return err
 }
 
 // pastDeadline wakes every blocked read and write on a connection.
@@ -356,28 +437,28 @@ func (t *Transport) roundTrip(ctx context.Context, c *conn, req *http.Request) (
 		}
 		return nil, err
 	}
-	if err := writeRequest(c.bw, req); err != nil {
-		closeBody(req)
+	werr := writeRequest(c.bw, req)
+	closeBody(req)
+	if werr != nil && (cancelled.Load() || errors.Is(werr, errReqBody) || !isClosedEarly(werr)) {
 		if c.reused {
+			werr = fmt.Errorf("%w: %w", errStaleConn, werr)
+		}
+		return fail(werr)
+	}
+	// After a broken pipe or reset while sending, the server may still
+	// have answered before it stopped reading (a 413, or a 401 or 429 from
+	// a front end): read that answer as net/http does, and fail with the
+	// write's error only when there is none.
+	if err := readHeader(c); err != nil {
+		if werr != nil {
+			err = werr
+		}
+		if c.reused && c.br.Buffered() == 0 && isClosedEarly(err) {
 			err = fmt.Errorf("%w: %w", errStaleConn, err)
 		}
 		return fail(err)
 	}
-	closeBody(req)
 	h := &c.hdr
-	for {
-		h.Reset()
-		h.SetNoDefaultContentType(true)
-		if err := h.Read(c.br); err != nil {
-			if c.reused && c.br.Buffered() == 0 && isClosedEarly(err) {
-				err = fmt.Errorf("%w: %w", errStaleConn, err)
-			}
-			return fail(err)
-		}
-		if code := h.StatusCode(); code < 100 || code >= 200 || code == http.StatusSwitchingProtocols {
-			break
-		}
-	}
 	resp := &http.Response{
 		StatusCode: h.StatusCode(),
 		Proto:      "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
@@ -395,7 +476,8 @@ func (t *Transport) roundTrip(ctx context.Context, c *conn, req *http.Request) (
 		}
 		resp.Header[key] = append(resp.Header[key], string(v))
 	})
-	keep := !h.ConnectionClose() && resp.ProtoMinor == 1 && !req.Close
+	keep := !h.ConnectionClose() && resp.ProtoMinor == 1 && !req.Close && !hasClose(resp.Header["Connection"]) &&
+		resp.StatusCode != http.StatusSwitchingProtocols && werr == nil
 	b := &body{c: c, stop: stop, cancelled: &cancelled, ctx: ctx, keep: keep}
 	cl := h.ContentLength()
 	switch {
@@ -404,13 +486,15 @@ func (t *Transport) roundTrip(ctx context.Context, c *conn, req *http.Request) (
 		if req.Method != http.MethodHead {
 			resp.ContentLength = 0
 		}
-		b.finish(true)
+		resp.Close = !keep
+		b.finish(keep)
 		resp.Body = http.NoBody
 		return resp, nil
 	case cl >= 0:
 		resp.ContentLength = int64(cl)
 		if cl == 0 {
-			b.finish(true)
+			resp.Close = !keep
+			b.finish(keep)
 			resp.Body = http.NoBody
 			return resp, nil
 		}
@@ -431,6 +515,32 @@ func (t *Transport) roundTrip(ctx context.Context, c *conn, req *http.Request) (
 	resp.Close = resp.Close || !keep
 	resp.Body = b
 	return resp, nil
+}
+
+// readHeader reads the final answer's header into c.hdr, skipping up to
+// max1xx informational ones; the header must fit c's read buffer.
+func readHeader(c *conn) error {
+	h := &c.hdr
+	for n1xx := 0; ; n1xx++ {
+		if n1xx > max1xx {
+			return errTooMany1xx
+		}
+		_, err := headerBlock(c.br) // waits for the whole header, checks its Content-Length
+		if errors.Is(err, bufio.ErrBufferFull) {
+			return fmt.Errorf("fastupstream: response header does not fit the %d-byte read buffer", c.br.Size())
+		}
+		if err != nil {
+			return err
+		}
+		h.Reset()
+		h.SetNoDefaultContentType(true)
+		if err := h.Read(c.br); err != nil { // the whole block is buffered: this does not wait
+			return err
+		}
+		if code := h.StatusCode(); code < 100 || code >= 200 || code == http.StatusSwitchingProtocols {
+			return nil
+		}
+	}
 }
 
 func statusText(h *fasthttp.ResponseHeader, code int) string {
@@ -500,7 +610,11 @@ func writeRequest(w *bufio.Writer, req *http.Request) error {
 	}
 	w.WriteString("\r\n")
 	if hasBody {
-		n, err := io.Copy(w, io.LimitReader(req.Body, req.ContentLength))
+		src := &bodyReader{r: io.LimitReader(req.Body, req.ContentLength)}
+		n, err := io.Copy(w, src)
+		if src.err != nil {
+			return fmt.Errorf("%w: %w", errReqBody, src.err)
+		}
 		if err != nil {
 			return err
 		}
@@ -509,6 +623,21 @@ func writeRequest(w *bufio.Writer, req *http.Request) error {
 		}
 	}
 	return w.Flush()
+}
+
+// bodyReader records a request body's read error, to tell it from the
+// connection's write errors.
+type bodyReader struct {
+	r   io.Reader
+	err error
+}
+
+func (b *bodyReader) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	if err != nil && err != io.EOF {
+		b.err = err
+	}
+	return n, err
 }
 
 func validHeaderKey(k string) bool {
@@ -546,10 +675,10 @@ type body struct {
 	keep      bool
 	limited   bool
 	chunked   bool
-	done      bool // the connection is pooled or closed
-	closed    bool // Close was called
-	closing   atomic.Bool
-	err       error // what Read returns once done
+	done      bool         // the connection is pooled or closed
+	closed    bool         // Close was called
+	owner     atomic.Int32 // ownerBody, then ownerClose (Close claimed it) or ownerDone (finish released it)
+	err       error        // what Read returns once done
 	mu        sync.Mutex
 }
 
@@ -573,7 +702,15 @@ func (b *body) Read(p []byte) (int, error) {
 	case err == io.EOF:
 		ok := b.keep
 		if b.chunked {
-			ok = ok && b.readTrailer()
+			tr, terr := readTrailer(b.c.br)
+			if terr != nil {
+				err, ok = terr, false
+				if b.cancelled.Load() {
+					err = b.ctx.Err()
+				}
+			} else if tr != nil {
+				b.resp.Trailer = tr
+			}
 		}
 		b.finish(ok)
 	case err != nil:
@@ -588,19 +725,6 @@ func (b *body) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// readTrailer consumes the trailer section after the last chunk into the
-// response's Trailer.
-func (b *body) readTrailer() bool {
-	tr, err := textproto.NewReader(b.c.br).ReadMIMEHeader()
-	if err != nil {
-		return false
-	}
-	if len(tr) > 0 {
-		b.resp.Trailer = http.Header(tr)
-	}
-	return true
-}
-
 // finish ends the body: the connection goes back to the pool when reuse is
 // true and the context was not cancelled, else it is closed.
 func (b *body) finish(reuse bool) {
@@ -608,19 +732,30 @@ func (b *body) finish(reuse bool) {
 		return
 	}
 	b.done = true
-	if b.stop() && reuse && !b.closing.Load() && b.c.br.Buffered() == 0 {
+	if b.stop() && reuse && b.c.br.Buffered() == 0 && b.owner.CompareAndSwap(ownerBody, ownerDone) {
 		b.c.t.put(b.c)
 		return
 	}
 	_ = b.c.nc.Close()
 }
 
+// Who may act on a body's connection: the body until Close claims it or
+// finish releases it (to the pool, where another round trip may take it).
+const (
+	ownerBody int32 = iota
+	ownerClose
+	ownerDone
+)
+
 func (b *body) Close() error {
-	b.closing.Store(true)
+	claimed := b.owner.CompareAndSwap(ownerBody, ownerClose)
 	if !b.mu.TryLock() {
-		// A Read is in progress: wake it, then finish (closing keeps
-		// the connection out of the pool).
-		_ = b.c.nc.SetDeadline(pastDeadline)
+		// A Read is in progress: wake it, then finish. Once claimed,
+		// finish no longer pools the connection; unclaimed, finish has
+		// already released it and it is not this body's to touch.
+		if claimed {
+			_ = b.c.nc.SetDeadline(pastDeadline)
+		}
 		b.mu.Lock()
 	}
 	b.finish(false)

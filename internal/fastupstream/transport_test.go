@@ -40,7 +40,7 @@ func newServer(t *testing.T, h http.HandlerFunc) *server {
 	return s
 }
 
-func client(t *testing.T) *http.Client {
+func client(t testing.TB) *http.Client {
 	tr := fastupstream.New(fastupstream.Config{})
 	t.Cleanup(tr.CloseIdleConnections)
 	return &http.Client{Transport: tr}
