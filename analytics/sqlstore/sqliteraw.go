@@ -5,6 +5,7 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"math"
 	"reflect"
 	"strconv"
 	"strings"
@@ -116,13 +117,15 @@ func (ins *inserter) rawRows(ctx context.Context, db uintptr, tls *libc.TLS, row
 		return errors.New("sqlite: out of memory")
 	}
 	defer libc.Xfree(tls, pp)
+	// Freed after the finalize (deferred below): the statement's last
+	// bindings point into it until then.
+	var cbuf cBuffer
+	defer cbuf.free(tls)
 	if rc := sqlite3.Xsqlite3_prepare_v3(tls, db, zsql, -1, 0, pp, 0); rc != sqlite3.SQLITE_OK {
 		return sqliteError(tls, db, "prepare", rc)
 	}
 	st := *(*uintptr)(cPtr(pp))
 	defer sqlite3.Xsqlite3_finalize(tls, st)
-	var cbuf cBuffer
-	defer cbuf.free(tls)
 	var tb [64]byte
 	for r, n := 0, rows.Len(); r < n; r++ {
 		if r%rawRowsCheckEvery == 0 {
@@ -136,7 +139,12 @@ func (ins *inserter) rawRows(ctx context.Context, db uintptr, tls *libc.TLS, row
 		}
 		off := 0
 		text := func(i int32, s []byte) int32 {
-			p := cbuf.put(off, s)
+			p, ok := cbuf.put(off, s)
+			if !ok {
+				// Never bind a length beyond what was copied: SQLite
+				// would read past the buffer.
+				return sqlite3.SQLITE_TOOBIG
+			}
 			off += len(s)
 			return sqlite3.Xsqlite3_bind_text(tls, st, i, p, int32(len(s)), 0)
 		}
@@ -161,7 +169,7 @@ func (ins *inserter) rawRows(ctx context.Context, db uintptr, tls *libc.TLS, row
 				rc = text(i, t.AppendFormat(tb[:0], sqliteTime))
 			}
 			if rc != sqlite3.SQLITE_OK {
-				return sqliteError(tls, db, "bind "+ins.cols[c], rc)
+				return fmt.Errorf("sqlite bind %s: %s (%d)", ins.cols[c], libc.GoString(sqlite3.Xsqlite3_errstr(tls, rc)), rc)
 			}
 		}
 		rc := sqlite3.Xsqlite3_step(tls, st)
@@ -213,11 +221,15 @@ func (b *cBuffer) reserve(tls *libc.TLS, n int) error {
 	return nil
 }
 
-// put copies s to offset off (within what reserve made room for) and
-// returns its address.
-func (b *cBuffer) put(off int, s []byte) uintptr {
+// put copies s to offset off and returns its address, or false when s
+// does not fit in what reserve made room for or is longer than a bind's
+// int32 length.
+func (b *cBuffer) put(off int, s []byte) (uintptr, bool) {
+	if off < 0 || off > b.cap || len(s) > b.cap-off || len(s) > math.MaxInt32 {
+		return 0, false
+	}
 	copy(unsafe.Slice((*byte)(cPtr(b.p)), b.cap)[off:], s)
-	return b.p + uintptr(off)
+	return b.p + uintptr(off), true
 }
 
 func (b *cBuffer) free(tls *libc.TLS) {
