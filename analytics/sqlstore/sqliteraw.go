@@ -78,8 +78,14 @@ func (ins *inserter) sqliteInsert(ctx context.Context, dc any, rows reflect.Valu
 	if err != nil {
 		return err
 	}
+	// A failed COMMIT (a deferred constraint, SQLITE_BUSY) can leave the
+	// transaction open: the deferred rollback ends it, else the pooled
+	// connection would refuse every later BEGIN.
+	if err := tx.Commit(); err != nil {
+		return err
+	}
 	committed = true
-	return tx.Commit()
+	return nil
 }
 
 // literalRows executes the literal INSERTs of rows, sqliteRows at a time.

@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -100,5 +101,46 @@ func TestSQLiteRawBatchFailsWhole(t *testing.T) {
 	}
 	if n := count(); n != int64(len(rows)) {
 		t.Errorf("batch after the failed ones: %d rows stored, want %d", n, len(rows))
+	}
+}
+
+// fkRow is a row of a table whose foreign key is checked at COMMIT.
+type fkRow struct {
+	EventID string `gorm:"column:event_id"`
+	Parent  string `gorm:"column:parent"`
+}
+
+// TestSQLiteCommitFailureRollsBack: a batch whose COMMIT fails (here a
+// deferred foreign key, checked at COMMIT, which then leaves SQLite's
+// transaction open) is rolled back, so the connection takes the next
+// batch instead of refusing every later BEGIN.
+func TestSQLiteCommitFailureRollsBack(t *testing.T) {
+	db := testdb.SQLite(t).DB
+	sdb, err := db.DB()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sdb.SetMaxOpenConns(1) // every batch on the same connection
+	for _, q := range []string{
+		"CREATE TABLE fk_parent (id TEXT PRIMARY KEY)",
+		"CREATE TABLE fk_child (event_id TEXT PRIMARY KEY, parent TEXT REFERENCES fk_parent (id) DEFERRABLE INITIALLY DEFERRED)",
+		"INSERT INTO fk_parent (id) VALUES ('p')",
+	} {
+		if err := db.Exec(q).Error; err != nil {
+			t.Fatal(err)
+		}
+	}
+	ins := newInserter("fk_child", fkRow{}, false)
+	for _, raw := range []bool{true, false} {
+		if err := ins.insertVia(context.Background(), db, []fkRow{{EventID: fmt.Sprint("orphan-", raw), Parent: "none"}}, raw); err == nil {
+			t.Fatalf("raw %v: a row without its parent was committed", raw)
+		}
+		if err := ins.insertVia(context.Background(), db, []fkRow{{EventID: fmt.Sprint("child-", raw), Parent: "p"}}, raw); err != nil {
+			t.Errorf("raw %v: batch after a failed commit: %v", raw, err)
+		}
+	}
+	var n int64
+	if err := db.Table("fk_child").Count(&n).Error; err != nil || n != 2 {
+		t.Errorf("fk_child: %d rows, %v; want the 2 children", n, err)
 	}
 }
