@@ -5,6 +5,7 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"math"
 	"reflect"
 	"strconv"
 	"strings"
@@ -77,8 +78,14 @@ func (ins *inserter) sqliteInsert(ctx context.Context, dc any, rows reflect.Valu
 	if err != nil {
 		return err
 	}
+	// A failed COMMIT (a deferred constraint, SQLITE_BUSY) can leave the
+	// transaction open: the deferred rollback ends it, else the pooled
+	// connection would refuse every later BEGIN.
+	if err := tx.Commit(); err != nil {
+		return err
+	}
 	committed = true
-	return tx.Commit()
+	return nil
 }
 
 // literalRows executes the literal INSERTs of rows, sqliteRows at a time.
@@ -116,13 +123,15 @@ func (ins *inserter) rawRows(ctx context.Context, db uintptr, tls *libc.TLS, row
 		return errors.New("sqlite: out of memory")
 	}
 	defer libc.Xfree(tls, pp)
+	// Freed after the finalize (deferred below): the statement's last
+	// bindings point into it until then.
+	var cbuf cBuffer
+	defer cbuf.free(tls)
 	if rc := sqlite3.Xsqlite3_prepare_v3(tls, db, zsql, -1, 0, pp, 0); rc != sqlite3.SQLITE_OK {
 		return sqliteError(tls, db, "prepare", rc)
 	}
 	st := *(*uintptr)(cPtr(pp))
 	defer sqlite3.Xsqlite3_finalize(tls, st)
-	var cbuf cBuffer
-	defer cbuf.free(tls)
 	var tb [64]byte
 	for r, n := 0, rows.Len(); r < n; r++ {
 		if r%rawRowsCheckEvery == 0 {
@@ -136,7 +145,12 @@ func (ins *inserter) rawRows(ctx context.Context, db uintptr, tls *libc.TLS, row
 		}
 		off := 0
 		text := func(i int32, s []byte) int32 {
-			p := cbuf.put(off, s)
+			p, ok := cbuf.put(off, s)
+			if !ok {
+				// Never bind a length beyond what was copied: SQLite
+				// would read past the buffer.
+				return sqlite3.SQLITE_TOOBIG
+			}
 			off += len(s)
 			return sqlite3.Xsqlite3_bind_text(tls, st, i, p, int32(len(s)), 0)
 		}
@@ -161,7 +175,7 @@ func (ins *inserter) rawRows(ctx context.Context, db uintptr, tls *libc.TLS, row
 				rc = text(i, t.AppendFormat(tb[:0], sqliteTime))
 			}
 			if rc != sqlite3.SQLITE_OK {
-				return sqliteError(tls, db, "bind "+ins.cols[c], rc)
+				return fmt.Errorf("sqlite bind %s: %s (%d)", ins.cols[c], libc.GoString(sqlite3.Xsqlite3_errstr(tls, rc)), rc)
 			}
 		}
 		rc := sqlite3.Xsqlite3_step(tls, st)
@@ -213,11 +227,15 @@ func (b *cBuffer) reserve(tls *libc.TLS, n int) error {
 	return nil
 }
 
-// put copies s to offset off (within what reserve made room for) and
-// returns its address.
-func (b *cBuffer) put(off int, s []byte) uintptr {
+// put copies s to offset off and returns its address, or false when s
+// does not fit in what reserve made room for or is longer than a bind's
+// int32 length.
+func (b *cBuffer) put(off int, s []byte) (uintptr, bool) {
+	if off < 0 || off > b.cap || len(s) > b.cap-off || len(s) > math.MaxInt32 {
+		return 0, false
+	}
 	copy(unsafe.Slice((*byte)(cPtr(b.p)), b.cap)[off:], s)
-	return b.p + uintptr(off)
+	return b.p + uintptr(off), true
 }
 
 func (b *cBuffer) free(tls *libc.TLS) {

@@ -1,0 +1,146 @@
+package sqlstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+	"unsafe"
+
+	"modernc.org/libc"
+
+	"github.com/heddle-gw/heddle/internal/testdb"
+)
+
+// TestCBufferPutBounds: a text value is copied into the C buffer only
+// within what reserve made room for; one that does not fit is refused
+// instead of bound with a length past the copied bytes (which SQLite would
+// read beyond the buffer).
+func TestCBufferPutBounds(t *testing.T) {
+	tls := libc.NewTLS()
+	defer tls.Close()
+	var b cBuffer
+	defer b.free(tls)
+	if err := b.reserve(tls, 10); err != nil {
+		t.Fatal(err)
+	}
+	full := make([]byte, b.cap)
+	for i := range full {
+		full[i] = 'a'
+	}
+	if p, ok := b.put(0, full); !ok || p != b.p {
+		t.Fatalf("put of %d bytes into %d: %#x %v, want %#x true", len(full), b.cap, p, ok, b.p)
+	}
+	if p, ok := b.put(b.cap, nil); !ok || p != b.p+uintptr(b.cap) {
+		t.Errorf("put of an empty text at the end: %#x %v, want the end address and true", p, ok)
+	}
+	if _, ok := b.put(b.cap-5, []byte("123456")); ok {
+		t.Errorf("put of 6 bytes at %d of a %d-byte buffer was accepted", b.cap-5, b.cap)
+	}
+	if _, ok := b.put(b.cap+1, nil); ok {
+		t.Errorf("put at %d of a %d-byte buffer was accepted", b.cap+1, b.cap)
+	}
+	if got := unsafe.String((*byte)(cPtr(b.p)), b.cap); got != string(full) {
+		t.Errorf("buffer changed by refused puts")
+	}
+}
+
+// errAfter is a context whose Err is nil for its first n calls and
+// Canceled after: a cancel in the middle of a batch.
+type errAfter struct {
+	context.Context
+	n int
+}
+
+func (c *errAfter) Err() error {
+	if c.n--; c.n < 0 {
+		return context.Canceled
+	}
+	return nil
+}
+
+// TestSQLiteRawBatchFailsWhole: a batch that fails in the middle (its
+// context cancelled after two looks, or a row the table refuses, a NaN
+// bound as NULL into a NOT NULL column) stores none of its rows, and the
+// connection it ran on takes the next batch (its transaction was rolled
+// back, its statement finalized).
+func TestSQLiteRawBatchFailsWhole(t *testing.T) {
+	db := testdb.SQLite(t).DB
+	sdb, err := db.DB()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sdb.SetMaxOpenConns(1) // every batch on the same connection
+	s := New(db)
+	count := func() int64 {
+		var n int64
+		if err := db.Model(&attemptRow{}).Count(&n).Error; err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	rows := batchAttempts(3*rawRowsCheckEvery+1, 1)
+	if err := s.attempts.insert(&errAfter{Context: context.Background(), n: 2}, db, rows); !errors.Is(err, context.Canceled) {
+		t.Errorf("batch cancelled after %d rows: %v, want context.Canceled", 2*rawRowsCheckEvery, err)
+	}
+	if n := count(); n != 0 {
+		t.Errorf("cancelled batch: %d rows stored, want 0", n)
+	}
+	rows[2*rawRowsCheckEvery+3].LatencyMs = math.NaN()
+	if err := s.attempts.insert(context.Background(), db, rows); err == nil || !strings.Contains(err.Error(), "NOT NULL") {
+		t.Errorf("batch with a NaN latency: %v, want the NOT NULL constraint", err)
+	}
+	if n := count(); n != 0 {
+		t.Errorf("failed batch: %d rows stored, want 0", n)
+	}
+	rows[2*rawRowsCheckEvery+3].LatencyMs = 1
+	if err := s.attempts.insert(context.Background(), db, rows); err != nil {
+		t.Fatalf("batch after the failed ones: %v", err)
+	}
+	if n := count(); n != int64(len(rows)) {
+		t.Errorf("batch after the failed ones: %d rows stored, want %d", n, len(rows))
+	}
+}
+
+// fkRow is a row of a table whose foreign key is checked at COMMIT.
+type fkRow struct {
+	EventID string `gorm:"column:event_id"`
+	Parent  string `gorm:"column:parent"`
+}
+
+// TestSQLiteCommitFailureRollsBack: a batch whose COMMIT fails (here a
+// deferred foreign key, checked at COMMIT, which then leaves SQLite's
+// transaction open) is rolled back, so the connection takes the next
+// batch instead of refusing every later BEGIN.
+func TestSQLiteCommitFailureRollsBack(t *testing.T) {
+	db := testdb.SQLite(t).DB
+	sdb, err := db.DB()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sdb.SetMaxOpenConns(1) // every batch on the same connection
+	for _, q := range []string{
+		"CREATE TABLE fk_parent (id TEXT PRIMARY KEY)",
+		"CREATE TABLE fk_child (event_id TEXT PRIMARY KEY, parent TEXT REFERENCES fk_parent (id) DEFERRABLE INITIALLY DEFERRED)",
+		"INSERT INTO fk_parent (id) VALUES ('p')",
+	} {
+		if err := db.Exec(q).Error; err != nil {
+			t.Fatal(err)
+		}
+	}
+	ins := newInserter("fk_child", fkRow{}, false)
+	for _, raw := range []bool{true, false} {
+		if err := ins.insertVia(context.Background(), db, []fkRow{{EventID: fmt.Sprint("orphan-", raw), Parent: "none"}}, raw); err == nil {
+			t.Fatalf("raw %v: a row without its parent was committed", raw)
+		}
+		if err := ins.insertVia(context.Background(), db, []fkRow{{EventID: fmt.Sprint("child-", raw), Parent: "p"}}, raw); err != nil {
+			t.Errorf("raw %v: batch after a failed commit: %v", raw, err)
+		}
+	}
+	var n int64
+	if err := db.Table("fk_child").Count(&n).Error; err != nil || n != 2 {
+		t.Errorf("fk_child: %d rows, %v; want the 2 children", n, err)
+	}
+}
