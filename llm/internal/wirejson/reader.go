@@ -1,19 +1,18 @@
 package wirejson
 
-import (
-	"unicode/utf8"
-)
+import "unicode/utf8"
 
 // Reader reads a JSON body of a known shape in one strict pass, for a
 // codec's fast path. It validates everything it passes over (Skip validates
-// values the caller does not want), and it gives up - Failed turns true and
-// every later call returns zero values - on whatever it cannot prove that
-// encoding/json reads the same way: a key that is not plain lower-case ASCII
-// (encoding/json matches keys case-insensitively), a string with invalid
-// UTF-8 or a lone surrogate (encoding/json substitutes U+FFFD), a number that
-// is not a plain integer in range, a value of the wrong kind, nesting deeper
-// than maxReaderDepth. A caller that sees Failed decodes the body again with
-// encoding/json, which then gives the answer or the error.
+// values the caller does not want), and it gives up - every later call
+// returns zero values and End reports false - on whatever it cannot prove
+// encoding/json reads the same way: a key that is not plain lower-case
+// ASCII (encoding/json matches keys case-insensitively), a string with
+// invalid UTF-8 or a lone surrogate (encoding/json substitutes U+FFFD), a
+// number that is not a plain integer in range, a value of the wrong kind,
+// nesting deeper than maxReaderDepth. A caller whose End is false decodes
+// the body again with encoding/json, which then gives the answer or the
+// error.
 type Reader struct {
 	b      []byte
 	i      int
@@ -29,9 +28,6 @@ func NewReader(b []byte) *Reader { return &Reader{b: b} }
 // Fail marks the read as given up; the caller found a shape it does not
 // handle (a duplicate member, say).
 func (r *Reader) Fail() { r.failed = true }
-
-// Failed reports whether the read was given up.
-func (r *Reader) Failed() bool { return r.failed }
 
 // End reports whether the read succeeded and only white space follows.
 func (r *Reader) End() bool {
@@ -59,9 +55,6 @@ func (r *Reader) Null() bool {
 	r.literal("null")
 	return !r.failed
 }
-
-// IsObject reports whether an object comes next.
-func (r *Reader) IsObject() bool { return r.peek() == '{' }
 
 // IsString reports whether a string comes next.
 func (r *Reader) IsString() bool { return r.peek() == '"' }
