@@ -55,20 +55,53 @@ type outRespMessage struct {
 }
 
 // DecodeResponse parses a complete Chat Completions response from an
-// upstream; only the first choice is read.
+// upstream; only the first choice is read. The common shapes take one pass
+// (fastResponse); anything else, errors included, goes through
+// encoding/json.
 func (*Codec) DecodeResponse(body []byte) (*llm.Response, error) {
+	if d, ok := fastResponse(body); ok {
+		return d.response(), nil
+	}
+	return decodeResponseJSON(body)
+}
+
+// decodeResponseJSON is DecodeResponse through encoding/json, for every
+// shape.
+func decodeResponseJSON(body []byte) (*llm.Response, error) {
 	var in inResponse
 	if err := wirejson.Unmarshal(body, &in, "", wirejson.Malformed); err != nil {
 		return nil, err
 	}
-	r := &llm.Response{ID: in.ID, Model: in.Model, Created: in.Created}
-	if in.Usage != nil {
-		r.Usage = usageFromWire(*in.Usage)
+	d := decodedResponse{id: in.ID, model: in.Model, created: in.Created, usage: in.Usage}
+	if len(in.Choices) > 0 {
+		text, err := responseText(in.Choices[0].Message.Content)
+		if err != nil {
+			return nil, err
+		}
+		d.choice, d.text = &in.Choices[0], text
 	}
-	if len(in.Choices) == 0 {
-		return r, nil
+	return d.response(), nil
+}
+
+// decodedResponse is what DecodeResponse reads from a body: the first
+// choice (nil for none) and its content as text.
+type decodedResponse struct {
+	id, model string
+	created   int64
+	usage     *wireUsage
+	choice    *inChoice
+	text      string
+}
+
+func (d *decodedResponse) response() *llm.Response {
+	r := &llm.Response{ID: d.id, Model: d.model, Created: d.created}
+	if d.usage != nil {
+		r.Usage = usageFromWire(*d.usage)
 	}
-	ch := in.Choices[0]
+	if d.choice == nil {
+		return r
+	}
+	ch := d.choice
 	if ch.FinishReason != nil {
 		r.StopReason = stopFromWire(*ch.FinishReason)
 	}
@@ -76,10 +109,7 @@ func (*Codec) DecodeResponse(body []byte) (*llm.Response, error) {
 	if reasoning := firstNonEmpty(m.ReasoningContent, m.Reasoning); reasoning != "" {
 		r.Content = append(r.Content, llm.Part{Type: llm.PartThinking, Text: reasoning})
 	}
-	text, err := responseText(m.Content)
-	if err != nil {
-		return nil, err
-	}
+	text := d.text
 	if text == "" && m.Refusal != nil {
 		text = *m.Refusal
 	}
@@ -91,7 +121,7 @@ func (*Codec) DecodeResponse(body []byte) (*llm.Response, error) {
 			Type: llm.PartToolCall, ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments,
 		})
 	}
-	return r, nil
+	return r
 }
 
 // responseText reads a message's content: a string, null, or (from some
