@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"time"
 
@@ -30,8 +31,12 @@ func serveCommand(ctx context.Context, getenv func(string) string, environ []str
 	out := lineOut(logger)
 	out.bufferRequests(requestLogBuffer, requestLogFlush)
 	defer out.close()
+	// The collector's target is set before anything allocates much; it is
+	// reported on the "heddle serving" line, so a start that fails (a store
+	// down) still prints one line.
+	gogc := "environment"
 	if defaultGC(getenv) {
-		logger.InfoContext(ctx, "garbage collector target set (GOGC and GOMEMLIMIT unset)", "gogc", gcPercent)
+		gogc = strconv.Itoa(gcPercent)
 	}
 	for _, u := range unknownVariables(environ) {
 		if u.Nearest != "" {
@@ -70,7 +75,7 @@ func serveCommand(ctx context.Context, getenv func(string) string, environ []str
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Listen(cfg.Addr) }()
 	logger.InfoContext(ctx, "heddle serving", "addr", cfg.Addr, "env", cfg.Env, "database", string(c.dialect),
-		"analytics", analyticsKind(cfg), "catalog_version", c.catalog.Version)
+		"analytics", analyticsKind(cfg), "catalog_version", c.catalog.Version, "gogc", gogc)
 	select {
 	case err := <-errc:
 		return fmt.Errorf("app: listen %s: %w", cfg.Addr, err)
