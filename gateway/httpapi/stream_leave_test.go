@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/heddle-gw/heddle/dispatch"
+	"github.com/heddle-gw/heddle/internal/testwait"
 	"github.com/heddle-gw/heddle/llm"
 )
 
@@ -78,10 +79,7 @@ func TestStreamEndsWhenTheCallerLeaves(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("the turn went on streaming after the caller left")
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for len(s.rec.rows()) == 0 && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
+	testwait.Until(t, 30*time.Second, "the turn's request row", func() bool { return len(s.rec.rows()) > 0 })
 	if rows := s.rec.rows(); len(rows) != 1 || !rows[0].Stream {
 		t.Fatalf("request rows: %+v", rows)
 	}
