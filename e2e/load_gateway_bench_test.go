@@ -14,6 +14,8 @@ var (
 	loadSeconds      = flag.Duration("load.duration", 3*time.Second, "BenchmarkGatewayLoad: length of each c=32 run")
 	loadStreams      = flag.Int("load.streams", 500, "BenchmarkGatewayLoad: concurrent slow streams")
 	loadProfile      = flag.String("load.profile", "", "BenchmarkGatewayLoad: write a CPU profile of the binary during the c=32 non-stream run to this file")
+	loadTrace        = flag.String("load.trace", "", "BenchmarkGatewayLoad: write an execution trace of the binary (go tool trace) during the c=32 non-stream run to this file")
+	loadAllocs       = flag.String("load.allocs", "", "BenchmarkGatewayLoad: write the binary's allocations (pprof allocs, a delta) during the c=32 non-stream run to this file")
 	loadBurstProfile = flag.String("load.burstprofile", "", "BenchmarkGatewayLoad: write a CPU profile of the binary during the first second of the slow-stream burst to this file")
 )
 
@@ -72,7 +74,11 @@ func benchLoad(b *testing.B, env map[string]string) {
 			base := direct.rate(b, 32, *loadSeconds, sc.stream)
 			var prof chan error
 			if sc.name == "c32-nonstream" && *loadProfile != "" {
-				prof = profileBinary(debug, *loadSeconds-time.Second, *loadProfile)
+				prof = profileBinary(debug, "profile", *loadSeconds-time.Second, *loadProfile)
+			} else if sc.name == "c32-nonstream" && *loadAllocs != "" {
+				prof = profileBinary(debug, "allocs", *loadSeconds-time.Second, *loadAllocs)
+			} else if sc.name == "c32-nonstream" && *loadTrace != "" {
+				prof = profileBinary(debug, "trace", time.Second, *loadTrace)
 			}
 			cpu0 := cpuTime(pid)
 			got := sc.via.rate(b, 32, *loadSeconds, sc.stream)
@@ -99,7 +105,7 @@ func benchLoad(b *testing.B, env map[string]string) {
 			baseRate, baseTTFB := slowDirect.burst(b, *loadStreams)
 			var burstProf chan error
 			if *loadBurstProfile != "" && round == "cold" {
-				burstProf = profileBinary(debug, time.Second, *loadBurstProfile)
+				burstProf = profileBinary(debug, "profile", time.Second, *loadBurstProfile)
 			}
 			gotRate, gotTTFB := slowVia.burst(b, *loadStreams)
 			if burstProf != nil {
@@ -123,12 +129,13 @@ func benchLoad(b *testing.B, env map[string]string) {
 	}
 }
 
-// profileBinary fetches a CPU profile of d from the binary's debug
-// listener into file, in the background.
-func profileBinary(debugAddr string, d time.Duration, file string) chan error {
+// profileBinary fetches a CPU profile ("profile"), the allocations
+// ("allocs") or an execution trace ("trace") of d from the binary's debug listener into file, in the
+// background.
+func profileBinary(debugAddr, kind string, d time.Duration, file string) chan error {
 	done := make(chan error, 1)
 	go func() {
-		resp, err := http.Get(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", debugAddr, max(1, int(d.Seconds()))))
+		resp, err := http.Get(fmt.Sprintf("http://%s/debug/pprof/%s?seconds=%d", debugAddr, kind, max(1, int(d.Seconds()))))
 		if err != nil {
 			done <- err
 			return
