@@ -11,8 +11,18 @@ import (
 )
 
 // DecodeRequest parses a Chat Completions request body. model and messages
-// are required.
+// are required. The common shapes take one pass (fastRequest); anything
+// else, errors included, goes through encoding/json (decodeRequestJSON).
 func (*Codec) DecodeRequest(body []byte) (*llm.Request, error) {
+	if in, model, ok := fastRequest(body); ok {
+		return requestOf(&in, model)
+	}
+	return decodeRequestJSON(body)
+}
+
+// decodeRequestJSON is DecodeRequest through encoding/json, for every
+// shape.
+func decodeRequestJSON(body []byte) (*llm.Request, error) {
 	var in inRequest
 	if err := wirejson.Unmarshal(body, &in, "", wirejson.Malformed); err != nil {
 		return nil, err
@@ -21,10 +31,16 @@ func (*Codec) DecodeRequest(body []byte) (*llm.Request, error) {
 	if err != nil {
 		return nil, err
 	}
+	return requestOf(&in, model)
+}
+
+// requestOf checks and converts a decoded request; the polymorphic members
+// are decoded here, one after the other, unless fastRequest read them.
+func requestOf(in *inRequest, model string) (*llm.Request, error) {
 	if model == "" {
 		return nil, badRequest("model", "required")
 	}
-	if wirejson.IsNull(in.Messages) {
+	if in.noMessages() {
 		return nil, badRequest("messages", "required")
 	}
 	if in.N != nil && *in.N != 1 {
@@ -50,22 +66,38 @@ func (*Codec) DecodeRequest(body []byte) (*llm.Request, error) {
 		e := *in.ReasoningEffort
 		r.Thinking = &llm.Thinking{Enabled: e != "none", Effort: e}
 	}
-	if r.Stop, err = decodeStop(in.Stop); err != nil {
+	var err error
+	if r.Stop, err = in.stopList(); err != nil {
 		return nil, err
 	}
 	if r.ResponseFormat, err = decodeResponseFormat(in.ResponseFormat); err != nil {
 		return nil, err
 	}
-	if err := decodeMessages(in.Messages, r); err != nil {
+	if err := decodeMessages(in, r); err != nil {
 		return nil, err
 	}
-	if r.Tools, err = decodeTools(in.Tools); err != nil {
+	if r.Tools, err = decodeTools(in); err != nil {
 		return nil, err
 	}
-	if r.ToolChoice, err = decodeToolChoice(in.ToolChoice); err != nil {
+	if r.ToolChoice, err = decodeToolChoice(in); err != nil {
 		return nil, err
 	}
 	return r, nil
+}
+
+// noMessages reports whether messages is absent or null.
+func (in *inRequest) noMessages() bool {
+	if in.fast {
+		return in.messages == nil
+	}
+	return wirejson.IsNull(in.Messages)
+}
+
+func (in *inRequest) stopList() ([]string, error) {
+	if in.fast {
+		return in.stop, nil
+	}
+	return decodeStop(in.Stop)
 }
 
 func decodeStop(raw json.RawMessage) ([]string, error) {
@@ -105,23 +137,27 @@ func decodeResponseFormat(f *inResponseFormat) (*llm.ResponseFormat, error) {
 	return nil, badRequest("response_format.type", fmt.Sprintf("unknown response format %q", f.Type))
 }
 
-func decodeMessages(raw json.RawMessage, r *llm.Request) error {
-	items, err := wirejson.UnmarshalList[inMessage](raw, "messages", wirejson.Malformed)
-	if err != nil {
-		return err
+func decodeMessages(in *inRequest, r *llm.Request) error {
+	items := in.messages
+	if !in.fast {
+		var err error
+		if items, err = wirejson.UnmarshalList[inMessage](in.Messages, "messages", wirejson.Malformed); err != nil {
+			return err
+		}
 	}
 	r.Messages = make([]llm.Message, 0, len(items))
-	for i, m := range items {
+	for i := range items {
+		m := &items[i]
 		path := fmt.Sprintf("messages[%d]", i)
 		switch m.Role {
 		case "system", "developer":
-			parts, err := decodeParts(m.Content, path+".content", true)
+			parts, err := m.contentParts(path+".content", true)
 			if err != nil {
 				return err
 			}
 			r.System = append(r.System, parts...)
 		case "user":
-			parts, err := decodeParts(m.Content, path+".content", false)
+			parts, err := m.contentParts(path+".content", false)
 			if err != nil {
 				return err
 			}
@@ -136,7 +172,7 @@ func decodeMessages(raw json.RawMessage, r *llm.Request) error {
 			if m.ToolCallID == "" {
 				return badRequest(path+".tool_call_id", "required")
 			}
-			parts, err := decodeParts(m.Content, path+".content", true)
+			parts, err := m.contentParts(path+".content", true)
 			if err != nil {
 				return err
 			}
@@ -152,10 +188,10 @@ func decodeMessages(raw json.RawMessage, r *llm.Request) error {
 	return nil
 }
 
-func decodeAssistant(m inMessage, path string) (llm.Message, error) {
+func decodeAssistant(m *inMessage, path string) (llm.Message, error) {
 	msg := llm.Message{Role: llm.RoleAssistant, Name: m.Name}
-	if !wirejson.IsNull(m.Content) {
-		parts, err := decodeParts(m.Content, path+".content", true)
+	if m.hasContent() {
+		parts, err := m.contentParts(path+".content", true)
 		if err != nil {
 			return msg, err
 		}
@@ -168,12 +204,15 @@ func decodeAssistant(m inMessage, path string) (llm.Message, error) {
 	if m.Refusal != nil && *m.Refusal != "" && len(msg.Content) == 0 {
 		msg.Content = append(msg.Content, llm.Part{Type: llm.PartText, Text: *m.Refusal})
 	}
-	if wirejson.IsNull(m.ToolCalls) {
-		return msg, nil
-	}
-	calls, err := wirejson.UnmarshalList[inToolCall](m.ToolCalls, path+".tool_calls", wirejson.Malformed)
-	if err != nil {
-		return msg, err
+	calls := m.toolCalls
+	if !m.fast {
+		if wirejson.IsNull(m.ToolCalls) {
+			return msg, nil
+		}
+		var err error
+		if calls, err = wirejson.UnmarshalList[inToolCall](m.ToolCalls, path+".tool_calls", wirejson.Malformed); err != nil {
+			return msg, err
+		}
 	}
 	for j, tc := range calls {
 		cpath := fmt.Sprintf("%s.tool_calls[%d]", path, j)
@@ -192,13 +231,37 @@ func decodeAssistant(m inMessage, path string) (llm.Message, error) {
 	return msg, nil
 }
 
-// decodeParts decodes a message's content: a string or an array of parts.
+// hasContent reports whether the message's content is present and not null.
+func (m *inMessage) hasContent() bool {
+	if m.fast {
+		return m.content != readNull
+	}
+	return !wirejson.IsNull(m.Content)
+}
+
+// contentParts decodes a message's content: a string or an array of parts.
 // textOnly restricts the array to text (and refusal) parts.
+func (m *inMessage) contentParts(path string, textOnly bool) ([]llm.Part, error) {
+	if !m.fast {
+		return decodeParts(m.Content, path, textOnly)
+	}
+	var text *string
+	if m.content == readText {
+		text = &m.text
+	}
+	return wirejson.ReadContent(m.content == readNull, text, m.parts, path, partDecoder(textOnly))
+}
+
+// decodeParts decodes raw content: a string or an array of parts.
 func decodeParts(raw json.RawMessage, path string, textOnly bool) ([]llm.Part, error) {
-	return wirejson.Content(raw, path, wirejson.Malformed, func(p *inPart, path string) (llm.Part, bool, error) {
+	return wirejson.Content(raw, path, wirejson.Malformed, partDecoder(textOnly))
+}
+
+func partDecoder(textOnly bool) func(p *inPart, path string) (llm.Part, bool, error) {
+	return func(p *inPart, path string) (llm.Part, bool, error) {
 		part, err := decodePart(*p, path, textOnly)
 		return part, true, err
-	})
+	}
 }
 
 func decodePart(p inPart, path string, textOnly bool) (llm.Part, error) {
@@ -242,13 +305,18 @@ func decodeFile(f *inFile, path string) (llm.Part, error) {
 	return part, nil
 }
 
-func decodeTools(raw json.RawMessage) ([]llm.Tool, error) {
-	if wirejson.IsNull(raw) {
+func decodeTools(in *inRequest) ([]llm.Tool, error) {
+	items := in.tools
+	if !in.fast {
+		if wirejson.IsNull(in.Tools) {
+			return nil, nil
+		}
+		var err error
+		if items, err = wirejson.UnmarshalList[inTool](in.Tools, "tools", wirejson.Malformed); err != nil {
+			return nil, err
+		}
+	} else if items == nil {
 		return nil, nil
-	}
-	items, err := wirejson.UnmarshalList[inTool](raw, "tools", wirejson.Malformed)
-	if err != nil {
-		return nil, err
 	}
 	tools := make([]llm.Tool, 0, len(items))
 	for i, t := range items {
@@ -269,16 +337,18 @@ func decodeTools(raw json.RawMessage) ([]llm.Tool, error) {
 	return tools, nil
 }
 
-func decodeToolChoice(raw json.RawMessage) (*llm.ToolChoice, error) {
-	if wirejson.IsNull(raw) {
-		return nil, nil
-	}
-	if raw[0] == '"' {
-		var s string
-		if err := wirejson.Unmarshal(raw, &s, "tool_choice", wirejson.Malformed); err != nil {
+func decodeToolChoice(in *inRequest) (*llm.ToolChoice, error) {
+	if !in.fast {
+		if err := decodeToolChoiceJSON(in); err != nil {
 			return nil, err
 		}
-		switch s {
+	}
+	c := &in.choice
+	switch c.kind {
+	case readNull:
+		return nil, nil
+	case readText:
+		switch c.mode {
 		case "auto":
 			return &llm.ToolChoice{Mode: llm.ToolChoiceAuto}, nil
 		case "none":
@@ -286,19 +356,33 @@ func decodeToolChoice(raw json.RawMessage) (*llm.ToolChoice, error) {
 		case "required":
 			return &llm.ToolChoice{Mode: llm.ToolChoiceRequired}, nil
 		}
-		return nil, badRequest("tool_choice", fmt.Sprintf("unknown tool choice %q", s))
+		return nil, badRequest("tool_choice", fmt.Sprintf("unknown tool choice %q", c.mode))
 	}
-	var c inNamedChoice
-	if err := wirejson.Unmarshal(raw, &c, "tool_choice", wirejson.Malformed); err != nil {
-		return nil, err
+	if c.named.Type != "function" {
+		return nil, badRequest("tool_choice.type", fmt.Sprintf("unsupported tool choice type %q", c.named.Type))
 	}
-	if c.Type != "function" {
-		return nil, badRequest("tool_choice.type", fmt.Sprintf("unsupported tool choice type %q", c.Type))
-	}
-	if c.Function.Name == "" {
+	if c.named.Function.Name == "" {
 		return nil, badRequest("tool_choice.function.name", "required")
 	}
-	return &llm.ToolChoice{Mode: llm.ToolChoiceTool, Name: c.Function.Name}, nil
+	return &llm.ToolChoice{Mode: llm.ToolChoiceTool, Name: c.named.Function.Name}, nil
+}
+
+// decodeToolChoiceJSON decodes the raw tool_choice into in.choice.
+func decodeToolChoiceJSON(in *inRequest) error {
+	raw := in.ToolChoice
+	switch {
+	case wirejson.IsNull(raw):
+		return nil
+	case raw[0] == '"':
+		var s string
+		err := wirejson.Unmarshal(raw, &s, "tool_choice", wirejson.Malformed)
+		in.choice = readChoice{kind: readText, mode: s}
+		return err
+	}
+	var named inNamedChoice
+	err := wirejson.Unmarshal(raw, &named, "tool_choice", wirejson.Malformed)
+	in.choice = readChoice{kind: readObject, named: named}
+	return err
 }
 
 func cacheMark(c *wireCache) string {

@@ -24,7 +24,33 @@ type inRequest struct {
 	StreamOptions       *inStreamOptions  `json:"stream_options"`
 	User                string            `json:"user"`
 	Metadata            map[string]string `json:"metadata"`
+
+	// fast is set when fastRequest read the body, the polymorphic members
+	// included (below; encoding/json fills none of these): the decoding
+	// steps then take them as read instead of decoding the raw members.
+	fast     bool
+	messages []inMessage // nil: absent or null
+	stop     []string
+	tools    []inTool // nil: absent or null
+	choice   readChoice
 }
+
+// readChoice is a tool_choice as fastRequest read it.
+type readChoice struct {
+	kind  readKind
+	mode  string        // kind readText
+	named inNamedChoice // kind readObject
+}
+
+// readKind is the JSON kind of a polymorphic member fastRequest read.
+type readKind uint8
+
+const (
+	readNull   readKind = iota // absent or null
+	readText                   // a string
+	readObject                 // an object (tool_choice)
+	readArray                  // an array (content)
+)
 
 type inStreamOptions struct {
 	IncludeUsage bool `json:"include_usage"`
@@ -48,6 +74,14 @@ type inMessage struct {
 	ToolCalls  json.RawMessage `json:"tool_calls"`
 	ToolCallID string          `json:"tool_call_id"`
 	Refusal    *string         `json:"refusal"`
+
+	// fast is set when fastRequest read the message, with its content and
+	// tool calls (below), which the decoding steps then take as read.
+	fast      bool
+	content   readKind
+	text      string       // content kind readText
+	parts     []inPart     // content kind readArray
+	toolCalls []inToolCall // nil: absent or null
 }
 
 // inPart is the union of every content part's members.

@@ -106,18 +106,30 @@ func typeName(t reflect.Type) string {
 // the other errors are Unmarshal's and part's.
 func Content[T any](raw json.RawMessage, path string, syntax SyntaxReason, part func(item *T, path string) (p llm.Part, ok bool, err error)) ([]llm.Part, error) {
 	if IsNull(raw) {
-		return nil, &llm.BadRequestError{Field: path, Reason: "required"}
+		return ReadContent[T](true, nil, nil, path, part)
 	}
 	if raw[0] == '"' {
 		var s string
 		if err := Unmarshal(raw, &s, path, syntax); err != nil {
 			return nil, err
 		}
-		return []llm.Part{{Type: llm.PartText, Text: s}}, nil
+		return ReadContent[T](false, &s, nil, path, part)
 	}
 	items, err := UnmarshalList[T](raw, path, syntax)
 	if err != nil {
 		return nil, err
+	}
+	return ReadContent(false, nil, items, path, part)
+}
+
+// ReadContent is Content for content a codec read itself: null when it was
+// absent or null, else text when it was a string, else the array's items.
+func ReadContent[T any](null bool, text *string, items []T, path string, part func(item *T, path string) (p llm.Part, ok bool, err error)) ([]llm.Part, error) {
+	switch {
+	case null:
+		return nil, &llm.BadRequestError{Field: path, Reason: "required"}
+	case text != nil:
+		return []llm.Part{{Type: llm.PartText, Text: *text}}, nil
 	}
 	parts := make([]llm.Part, 0, len(items))
 	for i := range items {

@@ -1,6 +1,9 @@
 package wirejson
 
-import "unicode/utf8"
+import (
+	"strconv"
+	"unicode/utf8"
+)
 
 // Reader reads a JSON body of a known shape in one strict pass, for a
 // codec's fast path. It validates everything it passes over (Skip validates
@@ -185,6 +188,59 @@ func (r *Reader) Int() int64 {
 		v = -v
 	}
 	return v
+}
+
+// Bool reads true or false; null reads as false (encoding/json leaves the
+// field as it was). Anything else fails the read.
+func (r *Reader) Bool() bool {
+	switch r.peek() {
+	case 't':
+		r.literal("true")
+		return !r.failed
+	case 'f':
+		r.literal("false")
+	case 'n':
+		r.literal("null")
+	default:
+		r.failed = true
+	}
+	return false
+}
+
+// Float reads a number as encoding/json reads it into a float64 (strconv
+// parses its text); null reads as 0. A number out of float64's range or
+// anything but a number fails the read.
+func (r *Reader) Float() float64 {
+	switch c := r.peek(); {
+	case c == 'n':
+		r.literal("null")
+		return 0
+	case c != '-' && (c < '0' || c > '9'):
+		r.failed = true
+		return 0
+	}
+	start := r.i
+	r.skipNumber()
+	if r.failed {
+		return 0
+	}
+	v, err := strconv.ParseFloat(string(r.b[start:r.i]), 64)
+	if err != nil {
+		r.failed = true
+		return 0
+	}
+	return v
+}
+
+// Raw validates one value of any kind and returns a copy of its bytes, as
+// encoding/json fills a json.RawMessage (null included).
+func (r *Reader) Raw() []byte {
+	start := skipSpace(r.b, r.i)
+	r.Skip()
+	if r.failed {
+		return nil
+	}
+	return append([]byte(nil), r.b[start:r.i]...)
 }
 
 // String reads a string; null reads as "" (encoding/json leaves the field

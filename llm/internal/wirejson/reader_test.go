@@ -3,6 +3,8 @@ package wirejson
 import (
 	"bytes"
 	"encoding/json"
+	"math"
+	"strings"
 	"testing"
 )
 
@@ -35,6 +37,62 @@ func checkReader(t *testing.T, body []byte) {
 	}
 }
 
+// checkScalars fails t when Bool, Float or Raw accept a body that
+// json.Unmarshal rejects or reads otherwise.
+func checkScalars(t *testing.T, body []byte) {
+	t.Helper()
+	r := NewReader(body)
+	if b := r.Bool(); r.End() {
+		var want bool
+		if err := json.Unmarshal(body, &want); err != nil || b != want {
+			t.Fatalf("Bool = %v, json.Unmarshal = %v, %v for %q", b, want, err, body)
+		}
+	}
+	r = NewReader(body)
+	if f := r.Float(); r.End() {
+		var want float64
+		if err := json.Unmarshal(body, &want); err != nil || math.Float64bits(f) != math.Float64bits(want) {
+			t.Fatalf("Float = %v, json.Unmarshal = %v, %v for %q", f, want, err, body)
+		}
+	}
+	r = NewReader(body)
+	if raw := r.Raw(); r.End() {
+		var want json.RawMessage
+		if err := json.Unmarshal(body, &want); err != nil || !bytes.Equal(raw, want) {
+			t.Fatalf("Raw = %q, json.Unmarshal = %q, %v for %q", raw, want, err, body)
+		}
+	}
+}
+
+func TestReaderScalars(t *testing.T) {
+	for _, tc := range []struct {
+		body        string
+		bool, float bool // Bool, Float take it
+	}{
+		{`true`, true, false}, {` false `, true, false}, {`null`, true, true}, {`nul`, false, false}, {`truex`, false, false},
+		{`0`, false, true}, {`-0`, false, true}, {` 0.25 `, false, true}, {`-1.5e+3`, false, true}, {`2E-3`, false, true},
+		{`1e400`, false, false}, {`-`, false, false}, {`01`, false, false}, {`1.`, false, false}, {`.5`, false, false},
+		{`"1"`, false, false}, {`1e`, false, false}, {`[]`, false, false}, {`{"a":[1,{"b":null}]}`, false, false},
+	} {
+		body := []byte(tc.body)
+		checkScalars(t, body)
+		r := NewReader(body)
+		r.Bool()
+		if got := r.End(); got != tc.bool {
+			t.Errorf("Bool took %q: %v, want %v", body, got, tc.bool)
+		}
+		r = NewReader(body)
+		r.Float()
+		if got := r.End(); got != tc.float {
+			t.Errorf("Float took %q: %v, want %v", body, got, tc.float)
+		}
+		r = NewReader(body)
+		if raw := r.Raw(); r.End() != json.Valid(body) || (r.End() && string(raw) != strings.TrimSpace(tc.body)) {
+			t.Errorf("Raw(%q) = %q, end %v", body, raw, r.End())
+		}
+	}
+}
+
 func TestReader(t *testing.T) {
 	for _, body := range []string{
 		`{"a":[1,-0,0.5,-1e+9,2E-3,true,false,null,"x",{"b":{}}],"c":[]}`, ` "s" `, `null`, `-`, `01`, `1.`, `.5`,
@@ -57,5 +115,6 @@ func FuzzReader(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		checkReader(t, body)
+		checkScalars(t, body)
 	})
 }
