@@ -15,10 +15,37 @@ type Span struct{ Start, End int }
 // is a *llm.BadRequestError (Field "") when body is not valid JSON or not an
 // object.
 func MemberSpans(body []byte, key string) ([]Span, error) {
-	if !json.Valid(body) {
+	if !Valid(body) {
 		return nil, &llm.BadRequestError{Reason: "body is not valid JSON"}
 	}
 	return memberSpans(body, key)
+}
+
+// marshalValue is Marshal, quoting a plain string (printable ASCII
+// without quote or backslash, the usual model name) without the encoder.
+func marshalValue(v any) ([]byte, error) {
+	s, ok := v.(string)
+	if !ok {
+		return Marshal(v)
+	}
+	for i := range len(s) {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			return Marshal(v)
+		}
+	}
+	out := make([]byte, 0, len(s)+2)
+	out = append(out, '"')
+	out = append(out, s...)
+	return append(out, '"'), nil
+}
+
+// Valid reports whether body is one valid JSON value, as json.Valid does,
+// in Reader's single pass; only a body Reader gives up on (nesting deeper
+// than it follows) or rejects is asked of json.Valid.
+func Valid(body []byte) bool {
+	r := NewReader(body)
+	r.Skip()
+	return r.End() || json.Valid(body)
 }
 
 // memberSpans is MemberSpans for a body known to be valid JSON.
@@ -57,7 +84,7 @@ func memberSpans(body []byte, key string) ([]Span, error) {
 // there is none or it is null. Besides MemberSpans' errors, a value that is
 // not a string is a *llm.BadRequestError with Field key.
 func StringMember(body []byte, key string) (string, error) {
-	if !json.Valid(body) {
+	if !Valid(body) {
 		return "", &llm.BadRequestError{Reason: "body is not valid JSON"}
 	}
 	return StringMemberOfValid(body, key)
@@ -72,7 +99,11 @@ func StringMemberOfValid(body []byte, key string) (string, error) {
 		return "", err
 	}
 	last := spans[len(spans)-1]
-	var s string
+	r := NewReader(body[last.Start:last.End])
+	if s := r.String(); r.End() {
+		return s, nil
+	}
+	var s string // what Reader gives up on (invalid UTF-8, a lone surrogate) or rejects
 	if err := json.Unmarshal(body[last.Start:last.End], &s); err != nil {
 		return "", &llm.BadRequestError{Field: key, Reason: "expected a string"}
 	}
@@ -89,7 +120,7 @@ func SetMember(body []byte, key string, v any) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	value, err := Marshal(v)
+	value, err := marshalValue(v)
 	if err != nil {
 		return nil, err
 	}

@@ -163,3 +163,14 @@ func TestStringMember(t *testing.T) {
 		}
 	}
 }
+
+// TestMarshalValue checks the plain-string shortcut against Marshal.
+func TestMarshalValue(t *testing.T) {
+	for _, v := range []any{"gpt-4.1", "", "a b/c:d@e<f>&", "x\"y", `back\slash`, "tab\t", "del\x7f", "é", "\u2028", "bad\xff", 5, nil, []string{"a"}} {
+		got, err := marshalValue(v)
+		want, werr := Marshal(v)
+		if string(got) != string(want) || (err == nil) != (werr == nil) {
+			t.Errorf("marshalValue(%#v) = %s, %v; Marshal = %s, %v", v, got, err, want, werr)
+		}
+	}
+}

@@ -118,3 +118,41 @@ func FuzzReader(f *testing.F) {
 		checkScalars(t, body)
 	})
 }
+
+// FuzzValid compares Valid with json.Valid on arbitrary bodies.
+func FuzzValid(f *testing.F) {
+	for _, s := range []string{`{"model":"m","messages":[{"role":"user","content":"x"}]}`, `[1,{"a":null}]`, `{"a":1,}`, `"\ud83d"`, strings.Repeat("[", 600) + strings.Repeat("]", 600)} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		if got, want := Valid(body), json.Valid(body); got != want {
+			t.Fatalf("Valid = %v, json.Valid = %v for %q", got, want, body)
+		}
+	})
+}
+
+func TestValidDeep(t *testing.T) {
+	deep := []byte(strings.Repeat("[", 2*maxReaderDepth) + strings.Repeat("]", 2*maxReaderDepth))
+	if !Valid(deep) {
+		t.Fatal("Valid rejects nesting deeper than Reader follows; json.Valid accepts it")
+	}
+	if Valid(deep[:len(deep)-1]) {
+		t.Fatal("Valid accepts an unclosed deep array")
+	}
+}
+
+func BenchmarkValid(b *testing.B) {
+	body := []byte(`{"model":"gpt-4.1","messages":[{"role":"system","content":"You are a helpful assistant. Answer briefly and precisely, citing sources where you can."},{"role":"user","content":[{"type":"text","text":"What is the weather in Paris today, and should I take an umbrella? \u00e9\u00e8"}]}],"max_tokens":256,"temperature":0.2,"stream":false}`)
+	b.Run("Valid", func(b *testing.B) {
+		b.SetBytes(int64(len(body)))
+		for b.Loop() {
+			Valid(body)
+		}
+	})
+	b.Run("json.Valid", func(b *testing.B) {
+		b.SetBytes(int64(len(body)))
+		for b.Loop() {
+			json.Valid(body)
+		}
+	})
+}
