@@ -22,12 +22,15 @@ type caps struct {
 	waited func(d time.Duration, acquired bool)
 }
 
-// slotSet is one key's slots in use and its waiters.
+// slotSet is one key's slots in use and its waiters. It lives while a slot
+// is in use or a waiter waits, so on a busy key every acquire shares it and
+// its release func.
 type slotSet struct {
-	inUse  int
-	limit  int
-	queues map[string][]*capWaiter // per tenant, FIFO
-	ring   []string                // tenants with waiters, served in turn
+	inUse   int
+	limit   int
+	queues  map[string][]*capWaiter // per tenant, FIFO (nil until one waits)
+	ring    []string                // tenants with waiters, served in turn
+	release func()                  // frees one slot of the key (caps.release)
 }
 
 // capWaiter is one acquire waiting for a slot; granted is set (under
@@ -49,13 +52,13 @@ func (c *caps) acquire(ctx context.Context, key, tenant string, limit int) (func
 	if limit <= 0 {
 		limit = c.limit
 	}
-	release := func() { c.release(key) }
 	c.mu.Lock()
 	s := c.slots[key]
 	if s == nil {
-		s = &slotSet{queues: map[string][]*capWaiter{}}
+		s = &slotSet{release: func() { c.release(key) }}
 		c.slots[key] = s
 	}
+	release := s.release
 	s.limit = limit
 	if s.inUse < s.limit && len(s.ring) == 0 {
 		s.inUse++
@@ -63,6 +66,9 @@ func (c *caps) acquire(ctx context.Context, key, tenant string, limit int) (func
 		return release, nil
 	}
 	w := &capWaiter{ch: make(chan struct{})}
+	if s.queues == nil {
+		s.queues = map[string][]*capWaiter{}
+	}
 	if len(s.queues[tenant]) == 0 {
 		s.ring = append(s.ring, tenant)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -22,7 +23,8 @@ type walk struct {
 	attempts int // real attempts made
 	seq      int // index of the next event
 	skips    map[Reason]bool
-	seen     map[TargetKey]bool // target keys the walk reached
+	seen     []TargetKey        // target keys the walk reached (few: a slice, over seenBuf)
+	seenBuf  [2]TargetKey
 	passed   map[TargetKey]bool // target keys recorded as skipped ahead (see passOver)
 	noCreds  map[string]bool    // provider -> the organisation cannot call it
 	last     *failure
@@ -41,6 +43,7 @@ const (
 func newWalk(ctx context.Context, e *Executor, meta Meta, plan *Plan, op *Operation, out StreamWriter) *walk {
 	w := &walk{e: e, ctx: ctx, meta: meta, prov: meta.Provenance, plan: plan, op: op, out: out,
 		start: e.clock.Now(), max: plan.MaxAttempts}
+	w.seen = w.seenBuf[:0]
 	if w.max == 0 {
 		w.max = e.cfg.MaxAttempts
 	}
@@ -73,10 +76,9 @@ func (w *walk) run() (*Result, error) {
 		}
 		w.res.FallbackUsed = i > 0
 		w.passOver(t)
-		if w.seen == nil {
-			w.seen = make(map[TargetKey]bool, len(targets))
+		if k := t.Key(); !slices.Contains(w.seen, k) {
+			w.seen = append(w.seen, k)
 		}
-		w.seen[t.Key()] = true
 		switch st, err := w.target(t); st {
 		case stepDone:
 			return &w.res, nil
@@ -265,7 +267,7 @@ func (w *walk) passOver(t Target) {
 		if o.Key() == t.Key() {
 			return // the targets ahead of t in the plan were reached or passed over
 		}
-		if o.Model != t.Model || w.seen[o.Key()] || w.passed[o.Key()] || !w.e.breakers.openFor(w.meta.OrgID, o) {
+		if o.Model != t.Model || slices.Contains(w.seen, o.Key()) || w.passed[o.Key()] || !w.e.breakers.openFor(w.meta.OrgID, o) {
 			continue
 		}
 		if w.passed == nil {

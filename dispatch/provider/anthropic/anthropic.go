@@ -68,13 +68,11 @@ func (c *Client) Send(ctx context.Context, call *dispatch.Call) (*dispatch.Reply
 }
 
 func (c *Client) header(call *dispatch.Call) http.Header {
-	h := upstream.JSONHeader(call.Stream)
-	h.Set("X-Api-Key", call.Credential.Secret)
 	version := c.cfg.Version
 	if v := call.Header.Get("Anthropic-Version"); v != "" {
 		version = v
 	}
-	h.Set("Anthropic-Version", version)
+	h := upstream.JSONHeader(call.Stream, "X-Api-Key", call.Credential.Secret, "Anthropic-Version", version)
 	for _, b := range call.Header.Values("Anthropic-Beta") {
 		h.Add("Anthropic-Beta", b)
 	}

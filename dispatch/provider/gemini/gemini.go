@@ -60,7 +60,6 @@ func URL(base, model string, stream bool) string {
 // never in the URL.
 func (c *Client) Send(ctx context.Context, call *dispatch.Call) (*dispatch.Reply, error) {
 	base := upstream.BaseURL(call.Credential.BaseURL, call.Target.BaseURL, c.cfg.BaseURL, DefaultBaseURL)
-	h := upstream.JSONHeader(call.Stream)
-	h.Set("X-Goog-Api-Key", call.Credential.Secret)
+	h := upstream.JSONHeader(call.Stream, "X-Goog-Api-Key", call.Credential.Secret)
 	return upstream.Post(ctx, c.hc, c.cfg.Name, URL(base, call.Target.Upstream, call.Stream), h, call.Body)
 }

@@ -74,10 +74,10 @@ func (c *Client) Send(ctx context.Context, call *dispatch.Call) (*dispatch.Reply
 		path = "/embeddings"
 	}
 	base := upstream.BaseURL(call.Credential.BaseURL, call.Target.BaseURL, c.cfg.BaseURL, DefaultBaseURL)
-	h := upstream.JSONHeader(call.Stream)
-	h.Set("Authorization", "Bearer "+call.Credential.Secret)
-	if c.cfg.Organization != "" {
-		h.Set("OpenAI-Organization", c.cfg.Organization)
+	kv := []string{"Authorization", "Bearer " + call.Credential.Secret, "OpenAI-Organization", c.cfg.Organization}
+	if c.cfg.Organization == "" {
+		kv = kv[:2]
 	}
+	h := upstream.JSONHeader(call.Stream, kv...)
 	return upstream.Post(ctx, c.hc, c.cfg.Name, base+path, h, call.Body)
 }

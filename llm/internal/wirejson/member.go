@@ -18,7 +18,7 @@ func MemberSpans(body []byte, key string) ([]Span, error) {
 	if !Valid(body) {
 		return nil, &llm.BadRequestError{Reason: "body is not valid JSON"}
 	}
-	return memberSpans(body, key)
+	return memberSpans(body, key, nil)
 }
 
 // marshalValue is Marshal, quoting a plain string (printable ASCII
@@ -48,14 +48,14 @@ func Valid(body []byte) bool {
 	return r.End() || json.Valid(body)
 }
 
-// memberSpans is MemberSpans for a body known to be valid JSON.
-func memberSpans(body []byte, key string) ([]Span, error) {
+// memberSpans is MemberSpans for a body known to be valid JSON; the spans
+// are appended to spans (a caller's buffer saves an allocation).
+func memberSpans(body []byte, key string, spans []Span) ([]Span, error) {
 	i := skipSpace(body, 0)
 	if body[i] != '{' {
 		return nil, &llm.BadRequestError{Reason: "body is not a JSON object"}
 	}
 	quoted := `"` + key + `"`
-	var spans []Span
 	i = skipSpace(body, i+1)
 	for body[i] != '}' {
 		keyEnd := skipString(body, i)
@@ -94,7 +94,8 @@ func StringMember(body []byte, key string) (string, error) {
 // valid JSON (json.Unmarshal just decoded it without error): it skips the
 // validation pass over the whole body and otherwise answers the same.
 func StringMemberOfValid(body []byte, key string) (string, error) {
-	spans, err := memberSpans(body, key)
+	var buf [2]Span
+	spans, err := memberSpans(body, key, buf[:0])
 	if err != nil || len(spans) == 0 {
 		return "", err
 	}
@@ -116,7 +117,11 @@ func StringMemberOfValid(body []byte, key string) (string, error) {
 // leaves no reader another value to pick. A body without the member gets it
 // as its first member. The errors are MemberSpans' and Marshal's.
 func SetMember(body []byte, key string, v any) ([]byte, error) {
-	spans, err := MemberSpans(body, key)
+	if !Valid(body) {
+		return nil, &llm.BadRequestError{Reason: "body is not valid JSON"}
+	}
+	var buf [2]Span
+	spans, err := memberSpans(body, key, buf[:0])
 	if err != nil {
 		return nil, err
 	}

@@ -130,15 +130,24 @@ func BaseURL(candidates ...string) string {
 	return ""
 }
 
-// JSONHeader returns a header with the JSON content type and, for streams,
-// an SSE Accept.
-func JSONHeader(stream bool) http.Header {
-	h := make(http.Header, 6)
-	h.Set("Content-Type", "application/json")
+// JSONHeader returns a header with the JSON content type, an Accept for
+// the answer (SSE for streams) and the members given as key, value pairs
+// (set, so a repeated key keeps its last value). Every value sits in one
+// array, each in a slice of capacity one (so that Add copies): one
+// allocation for the values instead of one per member.
+func JSONHeader(stream bool, more ...string) http.Header {
+	n := 2 + len(more)/2
+	h := make(http.Header, n)
+	vals := make([]string, n)
+	vals[0], vals[1] = "application/json", "application/json"
 	if stream {
-		h.Set("Accept", "text/event-stream")
-	} else {
-		h.Set("Accept", "application/json")
+		vals[1] = "text/event-stream"
+	}
+	h["Content-Type"], h["Accept"] = vals[0:1:1], vals[1:2:2]
+	for i := 0; i+1 < len(more); i += 2 {
+		j := 2 + i/2
+		vals[j] = more[i+1]
+		h[http.CanonicalHeaderKey(more[i])] = vals[j : j+1 : j+1]
 	}
 	return h
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -82,5 +83,36 @@ func TestPostTransportErrorHidesURL(t *testing.T) {
 	var ue *dispatch.UpstreamError
 	if errors.As(err, &ue) {
 		t.Fatalf("a transport error is not an upstream answer")
+	}
+}
+
+// TestJSONHeaderAllocations holds a call's header to three allocations
+// (the map's two and one array for every value) whatever the number of
+// members; a Set per member took one more each.
+func TestJSONHeaderAllocations(t *testing.T) {
+	n := testing.AllocsPerRun(100, func() {
+		h := JSONHeader(false, "Authorization", "Bearer sk", "Openai-Organization", "org", "X-A", "a")
+		if len(h) != 5 {
+			t.Fatal(h)
+		}
+	})
+	if n > 3 {
+		t.Fatalf("JSONHeader: %v allocations, want at most 3", n)
+	}
+}
+
+func TestJSONHeader(t *testing.T) {
+	h := JSONHeader(true, "x-api-key", "k", "Anthropic-Version", "v1", "X-Api-Key", "k2")
+	want := http.Header{"Content-Type": {"application/json"}, "Accept": {"text/event-stream"},
+		"X-Api-Key": {"k2"}, "Anthropic-Version": {"v1"}}
+	if !reflect.DeepEqual(h, want) {
+		t.Fatalf("JSONHeader = %v, want %v", h, want)
+	}
+	h.Add("Anthropic-Version", "v2") // values share one array: Add must not write into a neighbour
+	if got := h.Get("Accept") + h.Values("Anthropic-Version")[1] + h.Get("X-Api-Key"); got != "text/event-streamv2k2" {
+		t.Fatalf("after Add: %v", h)
+	}
+	if h := JSONHeader(false); h.Get("Accept") != "application/json" || len(h) != 2 {
+		t.Fatalf("JSONHeader(false) = %v", h)
 	}
 }
