@@ -23,7 +23,7 @@ type walk struct {
 	attempts int // real attempts made
 	seq      int // index of the next event
 	skips    map[Reason]bool
-	seen     []TargetKey        // target keys the walk reached (few: a slice, over seenBuf)
+	seen     []TargetKey // target keys the walk reached (few: a slice, over seenBuf)
 	seenBuf  [2]TargetKey
 	passed   map[TargetKey]bool // target keys recorded as skipped ahead (see passOver)
 	noCreds  map[string]bool    // provider -> the organisation cannot call it
