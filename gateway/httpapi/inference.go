@@ -63,6 +63,16 @@ func (h *Handler) serveTurn(c *fiber.Ctx, f llm.Format, pathModel string, pathSt
 	if h.d.Begin != nil {
 		base = context.WithoutCancel(h.d.Begin(c.UserContext(), t))
 	}
+	if !mayStream(t.Body, pathStream) {
+		// A turn served in the handler's goroutine learns nothing of its
+		// client leaving (fasthttp does not tell): it needs only the turn's
+		// own context, which shutdown interrupts (see Interrupt).
+		turnCtx, stop := context.WithCancelCause(base)
+		end := h.flight.begin(stop)
+		defer end()
+		defer stop(nil)
+		return h.serveInline(turnCtx, c, f, t)
+	}
 	// ctx ends when the client leaves; the turn's own context also ends
 	// when shutdown interrupts it (see Interrupt), while the bridge can
 	// still write the stream's error event.
@@ -71,11 +81,6 @@ func (h *Handler) serveTurn(c *fiber.Ctx, f llm.Format, pathModel string, pathSt
 	// end is called once the turn was recorded and its answer handed to
 	// the connection (for a stream: written and flushed).
 	end := h.flight.begin(stop)
-	if !mayStream(t.Body, pathStream) {
-		defer end()
-		defer stop(nil)
-		return h.serveInline(turnCtx, cancel, c, f, t)
-	}
 	b := newBridge(ctx)
 	go func() {
 		defer stop(nil)
@@ -123,8 +128,7 @@ func (h *Handler) serveTurn(c *fiber.Ctx, f llm.Format, pathModel string, pathSt
 }
 
 // serveInline serves a turn that cannot stream in the handler's goroutine.
-func (h *Handler) serveInline(ctx context.Context, cancel context.CancelFunc, c *fiber.Ctx, f llm.Format, t *gateway.Turn) error {
-	defer cancel()
+func (h *Handler) serveInline(ctx context.Context, c *fiber.Ctx, f llm.Format, t *gateway.Turn) error {
 	o := &inlineOutput{}
 	err := serveRecovered(ctx, h.d.Service.Serve, t, o)
 	if !o.committed {
