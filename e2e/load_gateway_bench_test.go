@@ -6,8 +6,11 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/heddle-gw/heddle/internal/testwait"
 )
 
 var (
@@ -17,6 +20,7 @@ var (
 	loadTrace        = flag.String("load.trace", "", "BenchmarkGatewayLoad: write an execution trace of the binary (go tool trace) during the c=32 non-stream run to this file")
 	loadAllocs       = flag.String("load.allocs", "", "BenchmarkGatewayLoad: write the binary's allocations (pprof allocs, a delta) during the c=32 non-stream run to this file")
 	loadBurstProfile = flag.String("load.burstprofile", "", "BenchmarkGatewayLoad: write a CPU profile of the binary during the first second of the slow-stream burst to this file")
+	loadBurstTrace   = flag.String("load.bursttrace", "", "BenchmarkGatewayLoad: write an execution trace of the binary (go tool trace) during the first second of the cold slow-stream burst to this file")
 )
 
 // BenchmarkGatewayLoad runs the built binary (events on, Cache-Control:
@@ -103,14 +107,27 @@ func benchLoad(b *testing.B, env map[string]string) {
 		slowVia := loadClient{hc: newHTTPClient(), base: in.URL, key: slowOrg.Key}
 		for _, round := range []string{"cold", "warm"} {
 			baseRate, baseTTFB := slowDirect.burst(b, *loadStreams)
-			var burstProf chan error
+			var burstProfs []chan error // a CPU profile and a trace may run together
 			if *loadBurstProfile != "" && round == "cold" {
-				burstProf = profileBinary(debug, "profile", time.Second, *loadBurstProfile)
+				burstProfs = append(burstProfs, profileBinary(debug, "profile", time.Second, *loadBurstProfile))
 			}
+			if *loadBurstTrace != "" && round == "cold" {
+				burstProfs = append(burstProfs, profileBinary(debug, "trace", time.Second, *loadBurstTrace))
+			}
+			if len(burstProfs) > 0 {
+				// The burst must not start before the captures do: the
+				// request that starts them races with it otherwise, and
+				// loses (the arrivals then miss the capture).
+				testwait.Until(b, 10*time.Second, "the burst captures to start", func() bool { return capturing(debug) >= len(burstProfs) })
+			}
+			cpu0 := cpuTime(pid)
 			gotRate, gotTTFB := slowVia.burst(b, *loadStreams)
-			if burstProf != nil {
-				if err := <-burstProf; err != nil {
-					b.Errorf("burst profile: %v", err)
+			// Heddle's CPU per stream (its 21 chunks, and for the cold
+			// burst the connections it accepted and dialled).
+			cpuPerStream := float64((cpuTime(pid) - cpu0).Microseconds()) / float64(*loadStreams)
+			for _, p := range burstProfs {
+				if err := <-p; err != nil {
+					b.Errorf("burst profile or trace: %v", err)
 				}
 			}
 			prefix := "" // the cold burst keeps the metric names it always had
@@ -119,14 +136,31 @@ func benchLoad(b *testing.B, env map[string]string) {
 			}
 			b.ReportMetric(gotRate/baseRate, prefix+"streams-ratio")
 			b.ReportMetric(ms(pct(gotTTFB, 0.99)-pct(baseTTFB, 0.99)), prefix+"streams-ttfb-p99-added-ms")
-			b.Logf("%d slow streams, %s pools: direct %.1f streams/s (TTFB p50 %.1f ms, p99 %.1f ms), heddle %.1f streams/s (TTFB p50 %.1f ms, p99 %.1f ms), ratio %.3f (load %s)",
-				*loadStreams, round, baseRate, ms(pct(baseTTFB, 0.5)), ms(pct(baseTTFB, 0.99)), gotRate, ms(pct(gotTTFB, 0.5)), ms(pct(gotTTFB, 0.99)), gotRate/baseRate, loadAverage())
+			b.ReportMetric(ms(pct(gotTTFB, 0.5)-pct(baseTTFB, 0.5)), prefix+"streams-ttfb-p50-added-ms")
+			b.ReportMetric(cpuPerStream, prefix+"streams-cpu-us/stream")
+			b.Logf("%d slow streams, %s pools: direct %.1f streams/s (TTFB p50 %.1f ms, p99 %.1f ms), heddle %.1f streams/s (TTFB p50 %.1f ms, p99 %.1f ms), ratio %.3f, heddle CPU %.0f us/stream (load %s)",
+				*loadStreams, round, baseRate, ms(pct(baseTTFB, 0.5)), ms(pct(baseTTFB, 0.99)), gotRate, ms(pct(gotTTFB, 0.5)), ms(pct(gotTTFB, 0.99)), gotRate/baseRate, cpuPerStream, loadAverage())
 		}
 		rss, peak := rssKB(pid, "VmRSS"), rssKB(pid, "VmHWM")
 		b.ReportMetric(float64(rss)/1024, "rss-MiB")
 		b.ReportMetric(float64(peak)/1024, "peak-rss-MiB")
 		b.Logf("heddle RSS %.0f MiB, peak %.0f MiB; load average at end: %s", float64(rss)/1024, float64(peak)/1024, loadAverage())
 	}
+}
+
+// capturing counts the CPU profiles and traces the binary is taking now:
+// its goroutines sleeping in net/http/pprof's handlers.
+func capturing(debugAddr string) int {
+	resp, err := http.Get("http://" + debugAddr + "/debug/pprof/goroutine?debug=2")
+	if err != nil {
+		return 0
+	}
+	defer resp.Body.Close()
+	dump, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return 0
+	}
+	return strings.Count(string(dump), "net/http/pprof.sleep(")
 }
 
 // profileBinary fetches a CPU profile ("profile"), the allocations
