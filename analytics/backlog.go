@@ -89,8 +89,9 @@ func (q *backlog) front() (b *batch, ok bool, err error) {
 }
 
 // pop removes b, which front returned, once the store accepted it, and
-// deletes its journal file.
-func (q *backlog) pop(b *batch) {
+// deletes its journal file. It reports whether it removed b: the backlog
+// then holds no reference to it any more.
+func (q *backlog) pop(b *batch) bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	defer q.publish()
@@ -99,9 +100,12 @@ func (q *backlog) pop(b *batch) {
 		q.mem[0] = nil
 		q.mem = q.mem[1:]
 		q.jr.remove(b.journal)
+		return true
 	case q.head == b:
 		q.head = nil
+		return true
 	}
+	return false
 }
 
 // spillMemory moves the in-memory batches to the front of the spill, so they

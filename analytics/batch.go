@@ -42,9 +42,12 @@ var errTornFrame = errors.New("torn frame")
 // checksum: it is skipped.
 var errBadChecksum = errors.New("checksum mismatch")
 
-// encodeFrame returns b as one frame.
-func encodeFrame(b *batch) ([]byte, error) {
-	buf := make([]byte, frameHeader, frameHeader+512*b.rows())
+// appendFrame appends b to dst as one frame and returns the extended
+// buffer: the journal and the spill encode into buffers they reuse, so a
+// frame costs no allocation once the buffer has grown to a group's size.
+func appendFrame(dst []byte, b *batch) ([]byte, error) {
+	start := len(dst)
+	buf := append(dst, make([]byte, frameHeader)...)
 	buf, err := appendBatchJSON(buf, b)
 	if err != nil {
 		// NaN or infinite floats: store what the stores would keep.
@@ -54,16 +57,16 @@ func encodeFrame(b *batch) ([]byte, error) {
 		for i := range b.Requests {
 			b.Requests[i] = b.Requests[i].Clean()
 		}
-		if buf, err = appendBatchJSON(buf[:frameHeader], b); err != nil {
-			return nil, fmt.Errorf("encode batch: %w", err)
+		if buf, err = appendBatchJSON(buf[:start+frameHeader], b); err != nil {
+			return dst, fmt.Errorf("encode batch: %w", err)
 		}
 	}
-	payload := buf[frameHeader:]
+	payload := buf[start+frameHeader:]
 	if len(payload) > maxFrameSize {
-		return nil, fmt.Errorf("encode batch: %d bytes exceeds the frame limit", len(payload))
+		return dst, fmt.Errorf("encode batch: %d bytes exceeds the frame limit", len(payload))
 	}
-	binary.BigEndian.PutUint32(buf[0:4], uint32(len(payload)))
-	binary.BigEndian.PutUint32(buf[4:8], crc32.Checksum(payload, crcTable))
+	binary.BigEndian.PutUint32(buf[start:start+4], uint32(len(payload)))
+	binary.BigEndian.PutUint32(buf[start+4:start+8], crc32.Checksum(payload, crcTable))
 	return buf, nil
 }
 

@@ -15,7 +15,7 @@ func (w *Writer) collect() {
 	defer tick.Stop()
 	window := time.NewTimer(w.cfg.CommitWindow)
 	window.Stop()
-	cur, group := &batch{}, &batch{}
+	cur, group := w.newBatch(), &batch{}
 	commit := func() {
 		window.Stop()
 		if group.rows() == 0 {
@@ -28,18 +28,14 @@ func (w *Writer) collect() {
 		w.open.Store(int64(cur.rows()))
 		if cur.rows() >= w.cfg.BatchSize {
 			w.flush(q, cur)
-			cur = &batch{}
+			cur = w.newBatch()
 		}
 	}
 	add := func(it item) {
 		if group.rows() == 0 && w.jr != nil {
 			window.Reset(w.cfg.CommitWindow)
 		}
-		if it.attempt != nil {
-			group.Attempts = append(group.Attempts, *it.attempt)
-		} else {
-			group.Requests = append(group.Requests, *it.request)
-		}
+		take(group, it)
 		w.open.Store(int64(cur.rows() + group.rows()))
 		// Without a journal a group is just the next row.
 		if w.jr == nil || cur.rows()+group.rows() >= w.cfg.BatchSize {
@@ -55,7 +51,7 @@ func (w *Writer) collect() {
 		case now := <-tick.C:
 			if cur.rows() > 0 {
 				w.flush(q, cur)
-				cur = &batch{}
+				cur = w.newBatch()
 			}
 			w.reportDrops(now)
 		case <-w.stop:

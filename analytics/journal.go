@@ -43,7 +43,12 @@ type journal struct {
 	mu     sync.Mutex
 	seq    uint64     // of the open file, or the next one to open
 	f      *os.File   // open file, nil until the first group of a batch
+	size   int64      // bytes written to f (its end: commit appends there)
 	sealed []*os.File // sealed files the syncer still has to fsync and close
+
+	// frame is the buffer commit encodes a group in, reused from group to
+	// group; only the batcher (commit's one caller) touches it.
+	frame []byte
 
 	syncErrors atomic.Int64
 	syncs      atomic.Int64
@@ -59,14 +64,20 @@ func (j *journal) path(seq uint64) string {
 // first) and asks the syncer for an fsync. On error the file is cut back to
 // what it held, so a later group can still be read after it.
 func (j *journal) commit(g *batch) error {
-	frame, err := encodeFrame(g)
+	frame, err := appendFrame(j.frame[:0], g)
+	if cap(frame) <= maxJournalBuffer {
+		j.frame = frame
+	}
 	if err != nil {
 		return fmt.Errorf("%w: journal: %w", ErrSpill, err)
 	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.f == nil {
-		f, err := os.OpenFile(j.path(j.seq), os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)
+		// O_APPEND: after a failed write is cut off (Truncate leaves the
+		// file offset where the write stopped) the next one still lands
+		// at the end, not after a hole.
+		f, err := os.OpenFile(j.path(j.seq), os.O_CREATE|os.O_TRUNC|os.O_WRONLY|os.O_APPEND, 0o600)
 		if err != nil {
 			return fmt.Errorf("%w: journal: create: %w", ErrSpill, err)
 		}
@@ -75,27 +86,30 @@ func (j *journal) commit(g *batch) error {
 			_ = os.Remove(j.path(j.seq))
 			return fmt.Errorf("%w: journal: write header: %w", ErrSpill, err)
 		}
-		j.f = f
+		j.f, j.size = f, int64(len(segMagic))
 		syncDir(j.dir)
 	}
-	end, err := j.f.Seek(0, io.SeekCurrent)
-	if err == nil {
-		_, err = j.f.Write(frame)
-	}
-	if err != nil {
-		if j.f.Truncate(end) != nil {
+	// The file is written only here, so its end is known (no Seek).
+	if _, err := j.f.Write(frame); err != nil {
+		if j.f.Truncate(j.size) != nil {
 			_ = j.f.Close()
 			j.f = nil
 			j.seq++ // never append after a torn frame
 		}
 		return fmt.Errorf("%w: journal: %w", ErrSpill, err)
 	}
+	j.size += int64(len(frame))
 	select {
 	case j.kick <- struct{}{}:
 	default: // an fsync is already due; it covers this group too
 	}
 	return nil
 }
+
+// maxJournalBuffer bounds the frame buffer the journal keeps between
+// groups: a larger one (a group of unusually large rows) is dropped after
+// its write rather than held for the rest of the run.
+const maxJournalBuffer = 1 << 20
 
 // syncErrorCount is how many fsyncs failed (0 for a nil journal).
 func (j *journal) syncErrorCount() int64 {

@@ -61,7 +61,9 @@ func (w *Writer) send() {
 		closing := w.isClosing()
 		err = w.insert(b)
 		if err == nil {
-			q.pop(b)
+			if q.pop(b) {
+				w.reuse(b)
+			}
 			if fails > 0 {
 				w.log.InfoContext(w.insertCtx, "analytics store recovered", "failed_tries", fails)
 			}

@@ -99,7 +99,7 @@ func (s *spill) empty() bool { return len(s.segs) == 0 }
 
 // append writes b to the active segment (starting one if needed) and fsyncs.
 func (s *spill) append(b *batch) error {
-	frame, err := encodeFrame(b)
+	frame, err := appendFrame(nil, b)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrSpill, err)
 	}
@@ -149,14 +149,12 @@ func (s *spill) prepend(bs []*batch) error {
 	if len(s.segs) > 0 {
 		seq = s.segs[0].seq - 1
 	}
-	var buf []byte
-	buf = append(buf, segMagic...)
+	buf := []byte(segMagic)
 	for _, b := range bs {
-		frame, err := encodeFrame(b)
-		if err != nil {
+		var err error
+		if buf, err = appendFrame(buf, b); err != nil {
 			return fmt.Errorf("%w: %w", ErrSpill, err)
 		}
-		buf = append(buf, frame...)
 	}
 	if s.total+int64(len(buf)) > s.maxBytes {
 		return fmt.Errorf("%w: spill full (%d of %d bytes)", ErrSpill, s.total, s.maxBytes)

@@ -38,7 +38,7 @@ func readAll(t *testing.T, s *spill) []string {
 func TestFrameRoundTripAndDamage(t *testing.T) {
 	in := idBatch("x", "y")
 	in.Attempts = []Attempt{{EventID: "a", AttemptIndex: 2, Stream: true, LatencyMs: 1.5}}
-	frame, err := encodeFrame(in)
+	frame, err := appendFrame(nil, in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +133,7 @@ func TestSpillSkipsBadChecksumAndEmptySegment(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	frame, _ := encodeFrame(idBatch("1"))
+	frame, _ := appendFrame(nil, idBatch("1"))
 	data[len(segMagic)+len(frame)-3] ^= 0x55 // damage the first frame's payload
 	if err := os.WriteFile(path, data, 0o600); err != nil {
 		t.Fatal(err)
@@ -156,7 +156,7 @@ func TestSpillSkipsBadChecksumAndEmptySegment(t *testing.T) {
 }
 
 func TestSpillRefusesBeyondMax(t *testing.T) {
-	one, _ := encodeFrame(idBatch("1"))
+	one, _ := appendFrame(nil, idBatch("1"))
 	s, err := openSpill(t.TempDir(), 1<<20, int64(len(segMagic)+len(one)+10))
 	if err != nil {
 		t.Fatal(err)
@@ -191,11 +191,16 @@ func TestFrameCarriesNonFiniteFloatsAsZero(t *testing.T) {
 	b := idBatch("n")
 	b.Requests[0].LatencyMs = math.NaN()
 	b.Attempts = []Attempt{{EventID: "a", TTFBMs: math.Inf(1), LatencyMs: 3}}
-	frame, err := encodeFrame(b)
+	// Appended after what the buffer holds (as the journal's and the
+	// spill's buffers do), the re-encoding of the cleaned rows included.
+	frame, err := appendFrame([]byte(segMagic), b)
 	if err != nil {
-		t.Fatalf("encodeFrame: %v", err)
+		t.Fatalf("appendFrame: %v", err)
 	}
-	out, _, err := readFrame(bytes.NewReader(frame))
+	if string(frame[:len(segMagic)]) != segMagic {
+		t.Fatalf("appendFrame overwrote what the buffer held: %q", frame[:len(segMagic)])
+	}
+	out, _, err := readFrame(bytes.NewReader(frame[len(segMagic):]))
 	if err != nil {
 		t.Fatal(err)
 	}

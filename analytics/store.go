@@ -11,7 +11,9 @@ import (
 // done) and return an error only when the batch was not (fully) stored; the
 // caller may then retry the whole batch, unless the error wraps ErrRejected
 // (the rows themselves are invalid). Rows are stored cleaned (Attempt.Clean,
-// Request.Clean) at millisecond precision.
+// Request.Clean) at millisecond precision. Neither may keep rows (or
+// anything pointing into it) after returning: the Writer reuses the slice
+// for its next batches.
 type Store interface {
 	InsertAttempts(ctx context.Context, rows []Attempt) error
 	InsertRequests(ctx context.Context, rows []Request) error

@@ -132,7 +132,11 @@ type Writer struct {
 
 	backlog atomic.Pointer[backlog]
 	open    atomic.Int64 // rows in the batch being built
-	jr      *journal     // nil without SpillDir; set by Start
+	// spare holds batches the store accepted, emptied, for the batcher to
+	// build the next ones in: their slices keep the capacity a batch
+	// needed, so adding rows to a batch does not grow (copy) them again.
+	spare chan *batch
+	jr    *journal // nil without SpillDir; set by Start
 
 	journaled      atomic.Int64
 	journalErrors  atomic.Int64
@@ -185,6 +189,35 @@ func NewWriter(store Store, cfg WriterConfig, logger *slog.Logger) *Writer {
 		collectorDone: make(chan struct{}),
 		senderDone:    make(chan struct{}),
 		wake:          make(chan struct{}, 1),
+		spare:         make(chan *batch, spareBatches),
+	}
+}
+
+// spareBatches is how many emptied batches the Writer keeps for reuse: one
+// being built while one is inserted, and one more for a batch flushed by
+// FlushInterval before the inserter handed one back.
+const spareBatches = 2
+
+// newBatch returns an empty batch, a spare one when there is one.
+func (w *Writer) newBatch() *batch {
+	select {
+	case b := <-w.spare:
+		return b
+	default:
+		return &batch{}
+	}
+}
+
+// reuse empties b, which nothing references any more (the store accepted
+// it and the backlog let it go), and keeps it for newBatch. The rows are
+// zeroed so the spare batch holds no strings alive.
+func (w *Writer) reuse(b *batch) {
+	clear(b.Attempts)
+	clear(b.Requests)
+	*b = batch{Attempts: b.Attempts[:0], Requests: b.Requests[:0]}
+	select {
+	case w.spare <- b:
+	default:
 	}
 }
 
@@ -199,24 +232,63 @@ func (w *Writer) Retry() {
 	}
 }
 
+// The rows between Record* and the batcher are in pooled copies, handed
+// back by the batcher once it copied them into its group: a row costs no
+// allocation of its own.
+var (
+	attemptCopies = sync.Pool{New: func() any { return new(Attempt) }}
+	requestCopies = sync.Pool{New: func() any { return new(Request) }}
+)
+
 // RecordAttempt queues one attempt row. It never blocks.
-func (w *Writer) RecordAttempt(a Attempt) { w.enqueue(item{attempt: &a}) }
+func (w *Writer) RecordAttempt(a Attempt) {
+	p := attemptCopies.Get().(*Attempt)
+	*p = a
+	if !w.enqueue(item{attempt: p}) {
+		*p = Attempt{}
+		attemptCopies.Put(p)
+	}
+}
 
 // RecordRequest queues one request row. It never blocks.
-func (w *Writer) RecordRequest(r Request) { w.enqueue(item{request: &r}) }
+func (w *Writer) RecordRequest(r Request) {
+	p := requestCopies.Get().(*Request)
+	*p = r
+	if !w.enqueue(item{request: p}) {
+		*p = Request{}
+		requestCopies.Put(p)
+	}
+}
 
-func (w *Writer) enqueue(it item) {
+// enqueue queues it, or counts it dropped and returns false.
+func (w *Writer) enqueue(it item) bool {
 	w.mu.RLock()
 	defer w.mu.RUnlock()
 	if w.closed {
 		w.dropped.Add(1)
-		return
+		return false
 	}
 	select {
 	case w.queue <- it:
+		return true
 	default:
 		w.dropped.Add(1)
+		return false
 	}
+}
+
+// take copies the row of it, which the queue delivered, into g and hands
+// the pooled copy back.
+func take(g *batch, it item) {
+	if it.attempt != nil {
+		g.Attempts = append(g.Attempts, *it.attempt)
+		*it.attempt = Attempt{}
+		attemptCopies.Put(it.attempt)
+		return
+	}
+	g.Requests = append(g.Requests, *it.request)
+	*it.request = Request{}
+	requestCopies.Put(it.request)
 }
 
 // Start opens the spill directory (replaying what a previous process left)

@@ -171,8 +171,8 @@ func (ins *inserter) rawRows(ctx context.Context, db uintptr, tls *libc.TLS, row
 			case reflect.Float64:
 				rc = sqlite3.Xsqlite3_bind_double(tls, st, i, v.Float())
 			default:
-				t := v.Interface().(time.Time) // newInserter's column types
-				rc = text(i, t.AppendFormat(tb[:0], sqliteTime))
+				t := v.Addr().Interface().(*time.Time) // newInserter's column types; no boxing
+				rc = text(i, appendSQLiteTime(tb[:0], *t))
 			}
 			if rc != sqlite3.SQLITE_OK {
 				return fmt.Errorf("sqlite bind %s: %s (%d)", ins.cols[c], libc.GoString(sqlite3.Xsqlite3_errstr(tls, rc)), rc)
@@ -251,3 +251,48 @@ func (b *cBuffer) free(tls *libc.TLS) {
 // about addresses of Go memory held as integers, rejects the direct
 // conversion.
 func cPtr(p uintptr) unsafe.Pointer { return *(*unsafe.Pointer)(unsafe.Pointer(&p)) }
+
+// appendSQLiteTime appends t as t.AppendFormat(b, sqliteTime) does, written
+// out for the UTC times the stores keep (the time.Format layout
+// interpreter was a tenth of a row's binding); any other time goes
+// through AppendFormat.
+func appendSQLiteTime(b []byte, t time.Time) []byte {
+	year := t.Year()
+	if t.Location() != time.UTC || year < 0 || year > 9999 {
+		return t.AppendFormat(b, sqliteTime)
+	}
+	_, month, day := t.Date()
+	hour, minute, sec := t.Clock()
+	b = appendDigits(b, year, 4)
+	b = append(b, '-')
+	b = appendDigits(b, int(month), 2)
+	b = append(b, '-')
+	b = appendDigits(b, day, 2)
+	b = append(b, ' ')
+	b = appendDigits(b, hour, 2)
+	b = append(b, ':')
+	b = appendDigits(b, minute, 2)
+	b = append(b, ':')
+	b = appendDigits(b, sec, 2)
+	if ns := t.Nanosecond(); ns != 0 {
+		// .999999999: nine digits less their trailing zeros.
+		digits := 9
+		for ns%10 == 0 {
+			ns /= 10
+			digits--
+		}
+		b = append(b, '.')
+		b = appendDigits(b, ns, digits)
+	}
+	return append(b, "+00:00"...)
+}
+
+// appendDigits appends v, 0 <= v < 10^width, in exactly width digits.
+func appendDigits(b []byte, v, width int) []byte {
+	var d [9]byte
+	for i := width - 1; i >= 0; i-- {
+		d[i] = byte('0' + v%10)
+		v /= 10
+	}
+	return append(b, d[:width]...)
+}

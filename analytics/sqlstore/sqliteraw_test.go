@@ -5,8 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 	"unsafe"
 
 	"modernc.org/libc"
@@ -142,5 +145,60 @@ func TestSQLiteCommitFailureRollsBack(t *testing.T) {
 	var n int64
 	if err := db.Table("fk_child").Count(&n).Error; err != nil || n != 2 {
 		t.Errorf("fk_child: %d rows, %v; want the 2 children", n, err)
+	}
+}
+
+// TestSQLiteInsertAllocatesPerBatchNotPerRow: a batch through the Store's
+// SQLite path costs a bounded number and size of allocations whatever its
+// number of rows (the rows it converts them to are reused from batch to
+// batch, times are formatted without boxing them), so the write path
+// leaves no garbage per row.
+func TestSQLiteInsertAllocatesPerBatchNotPerRow(t *testing.T) {
+	s := New(testdb.SQLite(t).DB)
+	ctx := context.Background()
+	const n = 500
+	var before, after runtime.MemStats
+	for round := range 6 {
+		as, rs := gatewayRows(n, round)
+		runtime.ReadMemStats(&before)
+		if err := s.InsertAttempts(ctx, as); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.InsertRequests(ctx, rs); err != nil {
+			t.Fatal(err)
+		}
+		runtime.ReadMemStats(&after)
+		if round == 0 {
+			continue // warm: the connection, the reused rows
+		}
+		allocs, bytes := after.Mallocs-before.Mallocs, after.TotalAlloc-before.TotalAlloc
+		if allocs > n/4 || bytes > 64<<10 {
+			t.Fatalf("a batch of %d attempts and %d requests: %d allocations of %d bytes, want at most %d of %d",
+				n, n, allocs, bytes, n/4, 64<<10)
+		}
+	}
+}
+
+// TestAppendSQLiteTimeIsAppendFormat: the written-out formatter of bound
+// times gives AppendFormat's bytes for every time: UTC ones of every
+// fraction length and across the year range, and others (which it hands
+// to AppendFormat).
+func TestAppendSQLiteTimeIsAppendFormat(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	times := []time.Time{
+		time.Unix(0, 0).UTC(), time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.UTC),
+		time.Date(2026, 12, 3, 14, 5, 6, 100000000, time.UTC), time.Date(2026, 12, 3, 14, 5, 6, 120000000, time.UTC),
+		time.Date(2026, 12, 3, 14, 5, 6, 123000000, time.UTC), time.Date(2026, 12, 3, 14, 5, 6, 1, time.UTC),
+		time.Date(-5, 3, 1, 0, 0, 0, 0, time.UTC), time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC),
+		time.Date(2026, 1, 2, 3, 4, 5, 123456789, time.FixedZone("x", -(3*3600+30*60))), time.Now(),
+	}
+	for range 2000 {
+		ms := rng.Int64N(253402300800000) // years 1970-9999
+		times = append(times, time.UnixMilli(ms).UTC(), time.Unix(rng.Int64N(1<<34), rng.Int64N(1e9)).UTC())
+	}
+	for _, tm := range times {
+		if got, want := string(appendSQLiteTime([]byte("x"), tm)), "x"+tm.Format(sqliteTime); got != want {
+			t.Errorf("%v: %q, want %q", tm, got, want)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	"gorm.io/gorm"
 
@@ -14,6 +15,42 @@ import (
 type Store struct {
 	db                 *gorm.DB
 	attempts, requests *inserter // insert.go
+	// The table rows a batch is converted to, kept for the next batch.
+	attemptRows spareRows[attemptRow]
+	requestRows spareRows[requestRow]
+}
+
+// spareRows keeps one slice of table rows between batches, so converting a
+// batch allocates nothing once the slice has grown to a batch's size.
+// Concurrent inserts (the Writer makes one at a time) take it in turn or
+// allocate their own.
+type spareRows[T any] struct {
+	mu   sync.Mutex
+	rows []T
+}
+
+// take returns n zero rows, reusing the spare slice when it is free and
+// has room.
+func (s *spareRows[T]) take(n int) []T {
+	s.mu.Lock()
+	rows := s.rows
+	s.rows = nil
+	s.mu.Unlock()
+	if cap(rows) < n {
+		return make([]T, n)
+	}
+	return rows[:n]
+}
+
+// give zeroes rows (so the spare holds no strings alive) and keeps them
+// for the next take.
+func (s *spareRows[T]) give(rows []T) {
+	clear(rows)
+	s.mu.Lock()
+	if cap(rows) > cap(s.rows) {
+		s.rows = rows
+	}
+	s.mu.Unlock()
 }
 
 var (
@@ -33,12 +70,13 @@ func (s *Store) InsertAttempts(ctx context.Context, rows []analytics.Attempt) er
 	if len(rows) == 0 {
 		return nil
 	}
-	out := make([]attemptRow, len(rows))
-	for i, a := range rows {
-		if err := a.Check(); err != nil {
+	out := s.attemptRows.take(len(rows))
+	defer s.attemptRows.give(out)
+	for i := range rows {
+		if err := rows[i].Check(); err != nil {
 			return fmt.Errorf("sqlstore: %w", err)
 		}
-		out[i] = fromAttempt(a)
+		out[i] = fromAttempt(rows[i])
 	}
 	if err := s.attempts.insert(ctx, s.db, out); err != nil {
 		return fmt.Errorf("sqlstore: insert %d attempts: %w", len(rows), err)
@@ -52,12 +90,13 @@ func (s *Store) InsertRequests(ctx context.Context, rows []analytics.Request) er
 	if len(rows) == 0 {
 		return nil
 	}
-	out := make([]requestRow, len(rows))
-	for i, r := range rows {
-		if err := r.Check(); err != nil {
+	out := s.requestRows.take(len(rows))
+	defer s.requestRows.give(out)
+	for i := range rows {
+		if err := rows[i].Check(); err != nil {
 			return fmt.Errorf("sqlstore: %w", err)
 		}
-		out[i] = fromRequest(r)
+		out[i] = fromRequest(rows[i])
 	}
 	if err := s.requests.insert(ctx, s.db, out); err != nil {
 		return fmt.Errorf("sqlstore: insert %d requests: %w", len(rows), err)
