@@ -65,11 +65,13 @@ func TestWriterSteadyStateAllocatesLittlePerRow(t *testing.T) {
 	// (the spill is the path of a store that is down, not this one).
 	feedRows := func(as []analytics.Attempt, rs []analytics.Request) {
 		for from := 0; from < len(as); from += batch {
+			// Counted before recording: the first of the two batches may
+			// be inserted while the second is still being recorded.
+			want := store.rows.Load() + 2*batch
 			for i := from; i < from+batch; i++ {
 				w.RecordAttempt(as[i])
 				w.RecordRequest(rs[i])
 			}
-			want := store.rows.Load() + 2*batch
 			testwait.Until(t, 30*time.Second, fmt.Sprintf("%d rows inserted", want), func() bool { return store.rows.Load() == want })
 		}
 	}
