@@ -93,8 +93,7 @@ func (s *Store) Timeline(ctx context.Context, orgID, requestID string) (analytic
 	orgID, requestID = analytics.CleanText(orgID), analytics.CleanText(requestID)
 	var tl analytics.RequestTimeline
 	var reqs []requestRow
-	err := s.db.WithContext(ctx).Where("org_id = ? AND request_id = ?", orgID, requestID).
-		Order("time_ms DESC, event_id DESC").Limit(1).Find(&reqs).Error
+	err := timelineRequest(s.db.WithContext(ctx), orgID, requestID).Find(&reqs).Error
 	if err != nil {
 		return tl, fmt.Errorf("sqlstore: timeline request: %w", err)
 	}
@@ -114,4 +113,15 @@ func (s *Store) Timeline(ctx context.Context, orgID, requestID string) (analytic
 	}
 	analytics.SortAttempts(tl.Attempts)
 	return tl, nil
+}
+
+// timelineRequest selects the latest row recorded for one request. The sort
+// key is an expression ("+ 0") so that no index can deliver the order: with
+// "ORDER BY time_ms DESC" SQLite (and Postgres, on an empty table) walks
+// requests_org_time_idx backwards through the organisation's rows to skip the
+// sort (SQLite: 103 ms at 20,000 rows, against 0.2 ms), where
+// requests_org_request_idx finds the request's few rows at once.
+func timelineRequest(q *gorm.DB, orgID, requestID string) *gorm.DB {
+	return q.Where("org_id = ? AND request_id = ?", orgID, requestID).
+		Order("time_ms + 0 DESC, event_id DESC").Limit(1)
 }
