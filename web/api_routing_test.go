@@ -130,7 +130,7 @@ func (c *client) train(body []byte) map[string]any {
 	if job["status"] != "queued" || r.header.Get("Location") != "/api/v1/routing/jobs/"+id {
 		c.f.t.Fatalf("upload answered %s (Location %q), want a queued job", r.body, r.header.Get("Location"))
 	}
-	testwait.Until(c.f.t, time.Minute, "training job "+id, func() bool {
+	testwait.Until(c.f.t, 5*time.Minute, "training job "+id, func() bool {
 		job = c.mustStatus(c.do("GET", "/api/v1/routing/jobs/"+id, nil), 200).json(c.f.t)["job"].(map[string]any)
 		return job["status"] != "queued" && job["status"] != "running"
 	})

@@ -182,7 +182,7 @@ func TestConsoleTrainBundleRefused(t *testing.T) {
 func (v *visitor) pollJob(id string) *page {
 	v.f.t.Helper()
 	var p *page
-	testwait.Until(v.f.t, time.Minute, "training job "+id, func() bool {
+	testwait.Until(v.f.t, 5*time.Minute, "training job "+id, func() bool {
 		p = v.get("/routing/jobs/"+id, htmx)
 		if p.status != 200 {
 			v.f.t.Fatalf("poll %s: %d %s", id, p.status, p.body)
