@@ -1,6 +1,8 @@
 // Package jsonw appends JSON values to a byte slice by hand, the way
 // encoding/json (and slog's JSON handler) writes them, for hot paths that
-// cannot afford reflection: the request log line, the analytics journal.
+// cannot afford reflection: the request log line, the analytics journal,
+// the wire codecs' stream frames. Ring: kernel; it imports nothing of ours
+// and performs no I/O.
 package jsonw
 
 import (
