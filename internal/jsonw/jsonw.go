@@ -1,6 +1,8 @@
 // Package jsonw appends JSON values to a byte slice by hand, the way
 // encoding/json (and slog's JSON handler) writes them, for hot paths that
-// cannot afford reflection: the request log line, the analytics journal.
+// cannot afford reflection: the request log line, the analytics journal,
+// the wire codecs' stream frames. Ring: kernel; it imports nothing of ours
+// and performs no I/O.
 package jsonw
 
 import (
@@ -32,7 +34,17 @@ func AppendFloat(b []byte, f float64) []byte {
 // AppendString appends s quoted as slog's JSON handler does: control
 // characters, quote and backslash escaped, invalid UTF-8 as U+FFFD, U+2028
 // and U+2029 escaped, nothing else (no HTML escaping).
-func AppendString(b []byte, s string) []byte {
+func AppendString(b []byte, s string) []byte { return appendString(b, s, false) }
+
+// AppendMarshalString appends s quoted byte for byte as encoding/json
+// writes it with HTML escaping off (json.Encoder.SetEscapeHTML(false), as
+// the wire codecs marshal): AppendString's escaping, but for backspace and
+// form feed, which encoding/json writes as \b and \f where slog writes
+// \u0008 and \u000c.
+func AppendMarshalString(b []byte, s string) []byte { return appendString(b, s, true) }
+
+// appendString is AppendString, or AppendMarshalString when shortBF.
+func appendString(b []byte, s string, shortBF bool) []byte {
 	const hex = "0123456789abcdef"
 	b = append(b, '"')
 	start := 0
@@ -53,6 +65,10 @@ func AppendString(b []byte, s string) []byte {
 				b = append(b, '\\', 'r')
 			case '\t':
 				b = append(b, '\\', 't')
+			case '\b':
+				b = appendShort(b, c, 'b', shortBF)
+			case '\f':
+				b = appendShort(b, c, 'f', shortBF)
 			default:
 				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
 			}
@@ -77,4 +93,13 @@ func AppendString(b []byte, s string) []byte {
 	}
 	b = append(b, s[start:]...)
 	return append(b, '"')
+}
+
+// appendShort appends control byte c as \ and letter when short, as \u00XX
+// otherwise.
+func appendShort(b []byte, c, letter byte, short bool) []byte {
+	if short {
+		return append(b, '\\', letter)
+	}
+	return append(b, '\\', 'u', '0', '0', '0', "0123456789abcdef"[c])
 }

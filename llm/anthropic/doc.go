@@ -4,7 +4,8 @@
 //
 // Ring: kernel. It performs no I/O: every function works on bytes in memory
 // or on the io.Reader/io.Writer it is handed, and it imports only llm, llm/sse,
-// llm/internal/wirejson and llm/internal/dataurl of Heddle's packages.
+// llm/internal/wirejson, llm/internal/dataurl and internal/jsonw of Heddle's
+// packages.
 //
 // Conventions of the mapping:
 //   - A user message's tool_result blocks decode to a canonical RoleTool

@@ -3,7 +3,9 @@ package anthropic
 import (
 	"encoding/json"
 	"io"
+	"strconv"
 
+	"github.com/heddle-gw/heddle/internal/jsonw"
 	"github.com/heddle-gw/heddle/llm"
 	"github.com/heddle-gw/heddle/llm/internal/wirejson"
 	"github.com/heddle-gw/heddle/llm/sse"
@@ -67,21 +69,6 @@ type blockDeltaEvent struct {
 	Type  string `json:"type"`
 	Index int    `json:"index"`
 	Delta any    `json:"delta"`
-}
-
-type textDelta struct {
-	Type string `json:"type"`
-	Text string `json:"text"`
-}
-
-type jsonDelta struct {
-	Type        string `json:"type"`
-	PartialJSON string `json:"partial_json"`
-}
-
-type thinkingDelta struct {
-	Type     string `json:"type"`
-	Thinking string `json:"thinking"`
 }
 
 type signatureDelta struct {
@@ -235,24 +222,30 @@ func (s *streamEncoder) blockDelta(e llm.Event) error {
 	}
 	switch {
 	case e.Type == llm.EventTextDelta && b.kind == llm.PartText:
-		return s.delta(b, textDelta{Type: "text_delta", Text: e.Text})
+		s.appendDelta(b, `,"delta":{"type":"text_delta","text":`, e.Text)
 	case e.Type == llm.EventToolDelta && b.kind == llm.PartToolCall:
-		return s.delta(b, jsonDelta{Type: "input_json_delta", PartialJSON: e.Text})
+		s.appendDelta(b, `,"delta":{"type":"input_json_delta","partial_json":`, e.Text)
 	case e.Type == llm.EventThinkDelta && b.kind == llm.PartThinking:
 		if e.Text != "" {
-			if err := s.delta(b, thinkingDelta{Type: "thinking_delta", Thinking: e.Text}); err != nil {
-				return err
-			}
+			s.appendDelta(b, `,"delta":{"type":"thinking_delta","thinking":`, e.Text)
 		}
 		if e.Signature != "" && !b.foreign {
-			return s.delta(b, signatureDelta{Type: "signature_delta", Signature: e.Signature})
+			return s.frame("content_block_delta", blockDeltaEvent{Type: "content_block_delta", Index: b.index,
+				Delta: signatureDelta{Type: "signature_delta", Signature: e.Signature}})
 		}
 	}
 	return nil
 }
 
-func (s *streamEncoder) delta(b *wireBlock, d any) error {
-	return s.frame("content_block_delta", blockDeltaEvent{Type: "content_block_delta", Index: b.index, Delta: d})
+// appendDelta appends a content_block_delta frame by hand, byte for byte
+// as frame writes it, for the deltas that are most of a stream: head is
+// the delta object up to its one string member's value, text.
+func (s *streamEncoder) appendDelta(b *wireBlock, head, text string) {
+	s.buf = append(s.buf, "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":"...)
+	s.buf = strconv.AppendInt(s.buf, int64(b.index), 10)
+	s.buf = append(s.buf, head...)
+	s.buf = jsonw.AppendMarshalString(s.buf, text)
+	s.buf = append(s.buf, "}}\n\n"...)
 }
 
 func (s *streamEncoder) closeOpen() error {

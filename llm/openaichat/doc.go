@@ -5,8 +5,9 @@
 // reasoning_content and cache-hit usage fields are read when present.
 //
 // Ring: kernel. It performs no I/O: every function works on bytes in memory
-// or on the io.Reader/io.Writer it is handed, and it imports only llm, llm/sse
-// and llm/internal (wirejson, dataurl, openaierr) of Heddle's packages.
+// or on the io.Reader/io.Writer it is handed, and it imports only llm, llm/sse,
+// llm/internal (wirejson, dataurl, openaierr) and internal/jsonw of Heddle's
+// packages.
 //
 // Conventions of the mapping:
 //   - system and developer messages go to Request.System in order (the

@@ -50,9 +50,12 @@ type inChunkToolCall struct {
 type streamDecoder struct {
 	c       *Codec
 	r       *sse.Reader
-	queue   []llm.Event
+	queue   []llm.Event // events to return, from queue[qi]
+	qi      int
 	pending []byte // frames that produced no event, forwarded with the next one
 	out     []llm.Event
+	fast    chunkReader
+	ch      inChunk // the chunk being read, reused
 
 	started   bool
 	next      int          // next canonical block index
@@ -75,7 +78,7 @@ func newStreamDecoder(c *Codec, r io.Reader) *streamDecoder {
 // stream closed once a finish_reason was seen), ErrStreamTruncated when it
 // ends before, an error wrapping llm.ErrMalformed for a bad chunk.
 func (d *streamDecoder) Next() (llm.Event, error) {
-	for len(d.queue) == 0 {
+	for d.qi == len(d.queue) {
 		if d.err != nil {
 			return llm.Event{}, d.err
 		}
@@ -112,19 +115,27 @@ func (d *streamDecoder) Next() (llm.Event, error) {
 			d.out[0].Raw = append(d.pending, f.Raw...)
 			d.pending = nil
 		}
-		d.queue, d.out = d.out, nil
+		// The events went out by value: the spent queue's array is free.
+		clear(d.queue)
+		d.queue, d.out, d.qi = d.out, d.queue[:0], 0
 	}
-	e := d.queue[0]
-	d.queue = d.queue[1:]
+	e := d.queue[d.qi]
+	d.qi++
 	return e, nil
 }
 
 func (d *streamDecoder) emit(e llm.Event) { d.out = append(d.out, e) }
 
+// chunk reads one chunk, in one pass when chunkReader can (the common
+// shapes), with encoding/json otherwise.
 func (d *streamDecoder) chunk(data []byte) error {
-	var ch inChunk
-	if err := json.Unmarshal(data, &ch); err != nil {
-		return malformed("chunk", err)
+	ch := &d.ch
+	*ch = inChunk{}
+	if !d.fast.read(data, ch, !d.started) {
+		*ch = inChunk{}
+		if err := json.Unmarshal(data, ch); err != nil {
+			return malformed("chunk", err)
+		}
 	}
 	if ch.Error != nil {
 		d.ended = true

@@ -1,9 +1,10 @@
 package openaichat
 
 import (
-	"encoding/json"
 	"io"
+	"strconv"
 
+	"github.com/heddle-gw/heddle/internal/jsonw"
 	"github.com/heddle-gw/heddle/llm"
 	"github.com/heddle-gw/heddle/llm/internal/openaierr"
 	"github.com/heddle-gw/heddle/llm/internal/wirejson"
@@ -12,13 +13,13 @@ import (
 
 const doneFrame = "data: [DONE]\n\n"
 
-// nullJSON is written for "usage" in every chunk of a stream whose caller
-// asked for usage, as the API does.
-var nullJSON = json.RawMessage("null")
-
 // StreamEncoder writes canonical events as a Chat Completions SSE stream.
 // Text deltas become content chunks, each tool call block a tool_calls entry
 // numbered among the tool calls; reasoning is dropped (the format has none).
+//
+// It appends each chunk by hand, as encoding/json would marshal it with
+// HTML escaping off, into a buffer it reuses: the members every chunk shares
+// (id, object, created, model) are written once, at the start.
 type StreamEncoder struct {
 	// IncludeUsage adds "usage":null to every chunk and a last chunk with
 	// empty choices carrying the usage, as stream_options.include_usage asks.
@@ -27,9 +28,9 @@ type StreamEncoder struct {
 	c          *Codec
 	w          io.Writer
 	buf        []byte
+	head       []byte // every chunk's JSON up to its delta's members
+	choicesAt  int    // where "choices" starts in head
 	started    bool
-	id, model  string
-	created    int64
 	tools      map[int]int // canonical block index -> tool call index
 	usage      llm.Usage
 	finishSent bool
@@ -42,65 +43,38 @@ func (s *StreamEncoder) SetIncludeUsage(on bool) { s.IncludeUsage = on }
 
 var _ llm.StreamEncoder = (*StreamEncoder)(nil)
 
-type outChunk struct {
-	ID      string           `json:"id"`
-	Object  string           `json:"object"`
-	Created int64            `json:"created"`
-	Model   string           `json:"model"`
-	Choices []outChunkChoice `json:"choices"`
-	Usage   any              `json:"usage,omitempty"`
-}
-
-type outChunkChoice struct {
-	Index        int       `json:"index"`
-	Delta        outDelta  `json:"delta"`
-	Logprobs     *struct{} `json:"logprobs"`
-	FinishReason *string   `json:"finish_reason"`
-}
-
-type outDelta struct {
-	Role      string             `json:"role,omitempty"`
-	Content   *string            `json:"content,omitempty"`
-	ToolCalls []outChunkToolCall `json:"tool_calls,omitempty"`
-}
-
-type outChunkToolCall struct {
-	Index    int              `json:"index"`
-	ID       string           `json:"id,omitempty"`
-	Type     string           `json:"type,omitempty"`
-	Function outChunkFunction `json:"function"`
-}
-
-type outChunkFunction struct {
-	Name      string `json:"name,omitempty"`
-	Arguments string `json:"arguments"`
-}
-
 // Encode writes the frames of one event in a single Write.
 func (s *StreamEncoder) Encode(e llm.Event) error {
 	s.buf = s.buf[:0]
 	var err error
 	switch e.Type {
 	case llm.EventMessageStart:
-		err = s.start(e.ID, e.Model)
+		s.start(e.ID, e.Model)
 	case llm.EventBlockStart:
-		err = s.blockStart(e.Index, e.Block)
+		s.blockStart(e.Index, e.Block)
 	case llm.EventTextDelta:
-		if err = s.start("", ""); err == nil && e.Text != "" {
-			text := e.Text
-			err = s.chunk(outDelta{Content: &text}, nil)
+		s.start("", "")
+		if e.Text != "" {
+			s.openChunk()
+			s.buf = append(s.buf, `"content":`...)
+			s.buf = jsonw.AppendMarshalString(s.buf, e.Text)
+			s.closeChunk(nil)
 		}
 	case llm.EventToolDelta:
 		if k, ok := s.tools[e.Index]; ok && e.Text != "" {
-			err = s.chunk(outDelta{ToolCalls: []outChunkToolCall{{Index: k, Function: outChunkFunction{Arguments: e.Text}}}}, nil)
+			s.openToolCall(k)
+			s.buf = append(s.buf, `,"function":{"arguments":`...)
+			s.buf = jsonw.AppendMarshalString(s.buf, e.Text)
+			s.buf = append(s.buf, "}}]"...)
+			s.closeChunk(nil)
 		}
 	case llm.EventMessageDelta:
 		if e.Usage != nil {
 			s.usage = *e.Usage
 		}
-		err = s.finish(e.StopReason)
+		s.finish(e.StopReason)
 	case llm.EventDone:
-		err = s.done()
+		s.done()
 	case llm.EventError:
 		err = s.errorFrame(e)
 	}
@@ -111,25 +85,63 @@ func (s *StreamEncoder) Encode(e llm.Event) error {
 	return err
 }
 
-func (s *StreamEncoder) start(id, model string) error {
+// start writes the first chunk, the assistant's role, once.
+func (s *StreamEncoder) start(id, model string) {
 	if s.started {
-		return nil
+		return
 	}
 	s.started = true
-	s.id, s.model, s.created = id, model, s.c.now()
-	if s.id == "" {
-		s.id = s.c.id("chatcmpl-")
+	if id == "" {
+		id = s.c.id("chatcmpl-")
 	}
-	empty := ""
-	return s.chunk(outDelta{Role: "assistant", Content: &empty}, nil)
+	h := append(s.head[:0], `{"id":`...)
+	h = jsonw.AppendMarshalString(h, id)
+	h = append(h, `,"object":"chat.completion.chunk","created":`...)
+	h = strconv.AppendInt(h, s.c.now(), 10)
+	h = append(h, `,"model":`...)
+	h = jsonw.AppendMarshalString(h, model)
+	h = append(h, ',')
+	s.choicesAt = len(h)
+	s.head = append(h, `"choices":[{"index":0,"delta":{`...)
+	s.openChunk()
+	s.buf = append(s.buf, `"role":"assistant","content":""`...)
+	s.closeChunk(nil)
 }
 
-func (s *StreamEncoder) blockStart(index int, p *llm.Part) error {
-	if err := s.start("", ""); err != nil {
-		return err
+// openChunk appends a chunk's frame up to its delta's members.
+func (s *StreamEncoder) openChunk() {
+	s.buf = append(s.buf, "data: "...)
+	s.buf = append(s.buf, s.head...)
+}
+
+// closeChunk appends the rest of the chunk after its delta's members, and
+// the end of the frame; finish is the finish_reason, nil for null.
+func (s *StreamEncoder) closeChunk(finish *string) {
+	s.buf = append(s.buf, `},"logprobs":null,"finish_reason":`...)
+	if finish == nil {
+		s.buf = append(s.buf, "null"...)
+	} else {
+		s.buf = jsonw.AppendMarshalString(s.buf, *finish)
 	}
+	s.buf = append(s.buf, "}]"...)
+	if s.IncludeUsage {
+		s.buf = append(s.buf, `,"usage":null`...)
+	}
+	s.buf = append(s.buf, "}\n\n"...)
+}
+
+// openToolCall appends a chunk up to the members of its one tool call
+// after the index, k.
+func (s *StreamEncoder) openToolCall(k int) {
+	s.openChunk()
+	s.buf = append(s.buf, `"tool_calls":[{"index":`...)
+	s.buf = strconv.AppendInt(s.buf, int64(k), 10)
+}
+
+func (s *StreamEncoder) blockStart(index int, p *llm.Part) {
+	s.start("", "")
 	if p == nil || p.Type != llm.PartToolCall {
-		return nil
+		return
 	}
 	if s.tools == nil {
 		s.tools = map[int]int{}
@@ -140,57 +152,73 @@ func (s *StreamEncoder) blockStart(index int, p *llm.Part) error {
 	if id == "" {
 		id = s.c.id("call_")
 	}
-	return s.chunk(outDelta{ToolCalls: []outChunkToolCall{{
-		Index: k, ID: id, Type: "function", Function: outChunkFunction{Name: p.Name},
-	}}}, nil)
+	s.openToolCall(k)
+	if id != "" { // a NewID may give none
+		s.buf = append(s.buf, `,"id":`...)
+		s.buf = jsonw.AppendMarshalString(s.buf, id)
+	}
+	s.buf = append(s.buf, `,"type":"function","function":{`...)
+	if p.Name != "" {
+		s.buf = append(s.buf, `"name":`...)
+		s.buf = jsonw.AppendMarshalString(s.buf, p.Name)
+		s.buf = append(s.buf, ',')
+	}
+	s.buf = append(s.buf, `"arguments":""}}]`...)
+	s.closeChunk(nil)
 }
 
-func (s *StreamEncoder) finish(stop llm.StopReason) error {
+func (s *StreamEncoder) finish(stop llm.StopReason) {
 	if s.finishSent {
-		return nil
+		return
 	}
-	if err := s.start("", ""); err != nil {
-		return err
-	}
+	s.start("", "")
 	s.finishSent = true
 	if stop == "" {
 		stop = llm.StopEnd
 	}
-	return s.chunk(outDelta{}, finishToWire(stop))
+	s.openChunk()
+	s.closeChunk(finishToWire(stop))
 }
 
-func (s *StreamEncoder) done() error {
-	if err := s.finish(""); err != nil {
-		return err
-	}
+func (s *StreamEncoder) done() {
+	s.finish("")
 	if s.IncludeUsage {
-		data, err := wirejson.Marshal(outChunk{
-			ID: s.id, Object: "chat.completion.chunk", Created: s.created, Model: s.model,
-			Choices: []outChunkChoice{}, Usage: usageToWire(s.usage),
-		})
-		if err != nil {
-			return err
-		}
-		s.buf = sse.AppendFrame(s.buf, "", data)
+		s.buf = append(s.buf, "data: "...)
+		s.buf = append(s.buf, s.head[:s.choicesAt]...)
+		s.buf = append(s.buf, `"choices":[],"usage":`...)
+		s.buf = appendUsage(s.buf, usageToWire(s.usage))
+		s.buf = append(s.buf, "}\n\n"...)
 	}
 	s.buf = append(s.buf, doneFrame...)
-	return nil
 }
 
-func (s *StreamEncoder) chunk(d outDelta, finish *string) error {
-	ch := outChunk{
-		ID: s.id, Object: "chat.completion.chunk", Created: s.created, Model: s.model,
-		Choices: []outChunkChoice{{Delta: d, FinishReason: finish}},
+// appendUsage appends u as encoding/json marshals it.
+func appendUsage(b []byte, u wireUsage) []byte {
+	b = appendInt(b, `{"prompt_tokens":`, u.PromptTokens)
+	b = appendInt(b, `,"completion_tokens":`, u.CompletionTokens)
+	b = appendInt(b, `,"total_tokens":`, u.TotalTokens)
+	if pd := u.PromptTokensDetails; pd != nil {
+		b = appendInt(b, `,"prompt_tokens_details":{"cached_tokens":`, pd.CachedTokens)
+		b = appendInt(b, `,"audio_tokens":`, pd.AudioTokens)
+		b = append(b, '}')
 	}
-	if s.IncludeUsage {
-		ch.Usage = nullJSON
+	if cd := u.CompletionTokensDetails; cd != nil {
+		b = appendInt(b, `,"completion_tokens_details":{"reasoning_tokens":`, cd.ReasoningTokens)
+		b = appendInt(b, `,"audio_tokens":`, cd.AudioTokens)
+		b = appendInt(b, `,"accepted_prediction_tokens":`, cd.AcceptedPredictionTokens)
+		b = appendInt(b, `,"rejected_prediction_tokens":`, cd.RejectedPredictionTokens)
+		b = append(b, '}')
 	}
-	data, err := wirejson.Marshal(ch)
-	if err != nil {
-		return err
+	if u.PromptCacheHitTokens != nil {
+		b = appendInt(b, `,"prompt_cache_hit_tokens":`, *u.PromptCacheHitTokens)
 	}
-	s.buf = sse.AppendFrame(s.buf, "", data)
-	return nil
+	return append(b, '}')
+}
+
+// appendInt appends key, then v.
+func appendInt(b []byte, key string, v int) []byte {
+	b = append(b, key...)
+	return strconv.AppendInt(b, int64(v), 10)
 }
 
 // errorFrame writes the error object the API sends inside a broken stream.

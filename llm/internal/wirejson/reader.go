@@ -28,6 +28,11 @@ const maxReaderDepth = 512
 // NewReader returns a Reader at the start of b.
 func NewReader(b []byte) *Reader { return &Reader{b: b} }
 
+// Reset makes r a Reader at the start of b, as NewReader does, keeping the
+// memory it decodes escaped strings in, for a caller that reads one body
+// after another (a stream's chunks).
+func (r *Reader) Reset(b []byte) { *r = Reader{b: b, buf: r.buf[:0]} }
+
 // Fail marks the read as given up; the caller found a shape it does not
 // handle (a duplicate member, say).
 func (r *Reader) Fail() { r.failed = true }
@@ -282,6 +287,21 @@ func (r *Reader) StringPtr() *string {
 		return nil
 	}
 	return &s
+}
+
+// SkipString validates and passes over a string or null without making
+// the string, for a member whose value the caller does not need but whose
+// kind encoding/json checks (anything else fails the read). Unlike String
+// it takes invalid UTF-8, which encoding/json reads without an error.
+func (r *Reader) SkipString() {
+	switch r.peek() {
+	case 'n':
+		r.literal("null")
+	case '"':
+		r.skipString()
+	default:
+		r.failed = true
+	}
 }
 
 // slowString decodes the string whose content starts at b[start]; b[j] is

@@ -21,6 +21,12 @@ func checkReader(t *testing.T, body []byte) {
 		t.Fatalf("Skip+End = %v, json.Valid = %v for %q", ok, valid, body)
 	}
 	r = NewReader(body)
+	r.SkipString()
+	var str *string
+	if skipped, err := r.End(), json.Unmarshal(body, &str); skipped != (err == nil) {
+		t.Fatalf("SkipString+End = %v, json.Unmarshal into *string: %v for %q", skipped, err, body)
+	}
+	r.Reset(body) // as NewReader, after a read that may have failed
 	s := r.String()
 	if !r.End() {
 		return
@@ -101,6 +107,39 @@ func TestReader(t *testing.T) {
 		"\"a\xffb\"", `"\ud83d"`, `"\ude00"`, `"\ud83d\u0041"`, `"\u0000"`,
 	} {
 		checkReader(t, []byte(body))
+	}
+}
+
+func TestReaderSkipString(t *testing.T) {
+	for _, tc := range []struct {
+		body string
+		ok   bool
+	}{
+		{`"plain"`, true}, {` null `, true}, {`"caf\u00e9 \ud83d"`, true}, {"\"a\xffb\"", true}, {`""`, true},
+		{`5`, false}, {`{}`, false}, {`[]`, false}, {`true`, false}, {`nul`, false}, {`"\x"`, false}, {`"a`, false},
+		{"\"a\tb\"", false}, {``, false},
+	} {
+		checkReader(t, []byte(tc.body))
+		r := NewReader([]byte(tc.body))
+		r.SkipString()
+		if got := r.End(); got != tc.ok {
+			t.Errorf("SkipString took %q: %v, want %v", tc.body, got, tc.ok)
+		}
+	}
+}
+
+func TestReaderReset(t *testing.T) {
+	r := NewReader([]byte(`{"a":5}`))
+	if s := r.String(); r.End() {
+		t.Fatalf("String read an object as %q", s)
+	}
+	r.Reset([]byte(` "caf\u00e9" `))
+	if s := r.String(); !r.End() || s != "café" {
+		t.Fatalf("after Reset: String = %q, End %v", s, r.End())
+	}
+	r.Reset([]byte(`"x\ny"`))
+	if s := r.String(); !r.End() || s != "x\ny" {
+		t.Fatalf("second Reset: String = %q, End %v", s, r.End())
 	}
 }
 
