@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/heddle-gw/heddle/analytics"
-	"github.com/heddle-gw/heddle/analytics/clickhouse"
 )
 
 // ingestRows is what one op of BenchmarkIngestMix inserts: as many requests
@@ -51,56 +50,80 @@ func ingestMix(run int) ([]analytics.Request, []analytics.Attempt) {
 	return reqs, atts
 }
 
-// BenchmarkIngestMix inserts ingestRows requests and as many attempts per
-// op into the real server through the Store, in batches of benchBatch as
-// the hosted deployment's Writer does, and reports the client's
-// allocations per row and the ClickHouse server's CPU per op (utime+stime
-// of the clickhouse-server process, when it runs on this machine): the
-// server's insert work, its materialized views and the ingest checks'
-// SELECTs, plus whatever merges ran meanwhile.
+// BenchmarkIngestMix inserts ingestRows requests and as many attempts
+// into the real server through the Store, in batches of benchBatch as the
+// hosted deployment's Writer does, once through Insert* (the stored-ids
+// check every retry and replay makes) and once through InsertFresh* (the
+// Writer's first tries) per op, alternating which goes first. It reports
+// each path's client allocations per row and the ClickHouse server's CPU
+// (utime+stime of the clickhouse-server process, when it runs on this
+// machine: its insert work, its materialized views and the ingest checks'
+// SELECTs, plus whatever merges ran meanwhile) per round of 100k rows, and
+// the ratio fresh/dedup of that CPU.
 //
 //	go test -run '^$' -bench IngestMix -benchtime 5x ./analytics/clickhouse/
 func BenchmarkIngestMix(b *testing.B) {
 	s := openFresh(b)
-	b.Run("path=dedup", func(b *testing.B) { benchIngest(b, s, s.InsertRequests, s.InsertAttempts) })
+	paths := []ingestPath{
+		{name: "dedup", req: s.InsertRequests, att: s.InsertAttempts},
+		{name: "fresh", req: s.InsertFreshRequests, att: s.InsertFreshAttempts},
+	}
+	pid := serverPID()
+	ops := 0
+	for b.Loop() {
+		for k := range paths {
+			p := &paths[(k+ops)%len(paths)]
+			p.round(b, pid)
+		}
+		ops++
+	}
+	rows := float64(ops * 2 * ingestRows)
+	for _, p := range paths {
+		b.ReportMetric(float64(p.mallocs)/rows, p.name+"_allocs/row")
+		b.ReportMetric(float64(p.wall.Milliseconds())/float64(ops), p.name+"_ms/round")
+		if pid > 0 {
+			b.ReportMetric(float64(p.cpu.Milliseconds())/float64(ops), p.name+"_server_cpu_ms/round")
+		}
+	}
+	if pid > 0 && paths[0].cpu > 0 {
+		b.ReportMetric(float64(paths[1].cpu)/float64(paths[0].cpu), "fresh/dedup_server_cpu")
+	}
 }
 
-func benchIngest(b *testing.B, s *clickhouse.Store, insReq func(context.Context, []analytics.Request) error,
-	insAtt func(context.Context, []analytics.Attempt) error) {
+// ingestPath is one way of inserting and what its rounds measured.
+type ingestPath struct {
+	name    string
+	req     func(context.Context, []analytics.Request) error
+	att     func(context.Context, []analytics.Attempt) error
+	mallocs uint64
+	cpu     time.Duration
+	wall    time.Duration
+}
+
+// round inserts one op's new rows through p, timing only the inserts.
+func (p *ingestPath) round(b *testing.B, pid int) {
+	b.StopTimer()
 	ctx := context.Background()
-	pid := serverPID()
-	var mallocs uint64
-	var cpu time.Duration
-	run := 0
-	for b.Loop() {
-		b.StopTimer()
-		run++
-		reqs, atts := ingestMix(int(ingestRuns.Add(1)))
-		var before, after runtime.MemStats
-		runtime.ReadMemStats(&before)
-		cpu0 := processCPU(pid)
-		b.StartTimer()
-		for i := 0; i < ingestRows; i += benchBatch {
-			end := min(i+benchBatch, ingestRows)
-			if err := insAtt(ctx, atts[i:end]); err != nil {
-				b.Fatal(err)
-			}
-			if err := insReq(ctx, reqs[i:end]); err != nil {
-				b.Fatal(err)
-			}
+	reqs, atts := ingestMix(int(ingestRuns.Add(1)))
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	cpu0, start := processCPU(pid), time.Now()
+	b.StartTimer()
+	for i := 0; i < ingestRows; i += benchBatch {
+		end := min(i+benchBatch, ingestRows)
+		if err := p.att(ctx, atts[i:end]); err != nil {
+			b.Fatal(err)
 		}
-		b.StopTimer()
-		cpu += processCPU(pid) - cpu0
-		runtime.ReadMemStats(&after)
-		mallocs += after.Mallocs - before.Mallocs
-		b.StartTimer()
+		if err := p.req(ctx, reqs[i:end]); err != nil {
+			b.Fatal(err)
+		}
 	}
-	rows := float64(run * 2 * ingestRows)
-	b.ReportMetric(float64(mallocs)/rows, "allocs/row")
-	if pid > 0 {
-		b.ReportMetric(float64(cpu.Milliseconds())/float64(run), "server_cpu_ms/op")
-	}
-	_ = s
+	b.StopTimer()
+	p.wall += time.Since(start)
+	p.cpu += processCPU(pid) - cpu0
+	runtime.ReadMemStats(&after)
+	p.mallocs += after.Mallocs - before.Mallocs
+	b.StartTimer()
 }
 
 // serverPID finds the clickhouse-server process on this machine (0: none).

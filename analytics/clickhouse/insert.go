@@ -42,6 +42,32 @@ func u8(b bool) uint8 {
 // the rows whose event id is not stored yet (see dedup.go), each failed
 // request's first attempt per reason marked (see marks).
 func (s *Store) InsertAttempts(ctx context.Context, rows []analytics.Attempt) error {
+	return s.insertAttempts(ctx, rows, true)
+}
+
+// InsertFreshAttempts implements analytics.FreshInserter: InsertAttempts
+// without the query for stored event ids (repeats within rows are still
+// dropped, and failed requests' first attempts still marked).
+func (s *Store) InsertFreshAttempts(ctx context.Context, rows []analytics.Attempt) error {
+	return s.insertAttempts(ctx, rows, false)
+}
+
+// InsertRequests implements analytics.Store with one PrepareBatch insert of
+// the rows whose event id is not stored yet (see dedup.go).
+func (s *Store) InsertRequests(ctx context.Context, rows []analytics.Request) error {
+	return s.insertRequests(ctx, rows, true)
+}
+
+// InsertFreshRequests implements analytics.FreshInserter: InsertRequests
+// without the query for stored event ids (repeats within rows are still
+// dropped).
+func (s *Store) InsertFreshRequests(ctx context.Context, rows []analytics.Request) error {
+	return s.insertRequests(ctx, rows, false)
+}
+
+// insertAttempts inserts rows, dropping those already stored when check is
+// set (see unique).
+func (s *Store) insertAttempts(ctx context.Context, rows []analytics.Attempt, check bool) error {
 	if len(rows) == 0 {
 		return nil
 	}
@@ -52,7 +78,7 @@ func (s *Store) InsertAttempts(ctx context.Context, rows []analytics.Attempt) er
 		}
 		clean[i] = a.Clean()
 	}
-	keep, err := s.fresh(ctx, "attempts", attemptKeys(clean))
+	keep, err := s.unique(ctx, "attempts", attemptKeys(clean), check)
 	if err != nil || len(keep) == 0 {
 		return err
 	}
@@ -81,9 +107,7 @@ func (s *Store) InsertAttempts(ctx context.Context, rows []analytics.Attempt) er
 	return nil
 }
 
-// InsertRequests implements analytics.Store with one PrepareBatch insert of
-// the rows whose event id is not stored yet (see dedup.go).
-func (s *Store) InsertRequests(ctx context.Context, rows []analytics.Request) error {
+func (s *Store) insertRequests(ctx context.Context, rows []analytics.Request, check bool) error {
 	if len(rows) == 0 {
 		return nil
 	}
@@ -94,7 +118,7 @@ func (s *Store) InsertRequests(ctx context.Context, rows []analytics.Request) er
 		}
 		clean[i] = r.Clean()
 	}
-	keep, err := s.fresh(ctx, "requests", requestKeys(clean))
+	keep, err := s.unique(ctx, "requests", requestKeys(clean), check)
 	if err != nil || len(keep) == 0 {
 		return err
 	}
