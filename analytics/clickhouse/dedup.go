@@ -38,7 +38,7 @@ const idChunk = 2000
 // first try of it; see analytics.FreshInserter) needs no check: ClickHouse
 // cannot hold rows it was never sent.
 func (s *Store) unique(ctx context.Context, table string, keys []rowKey, check bool) ([]int, error) {
-	seen := map[string]struct{}{}
+	seen := make(map[string]struct{}, len(keys))
 	for start := 0; check && start < len(keys); start += idChunk {
 		if err := s.stored(ctx, table, keys[start:min(start+idChunk, len(keys))], seen); err != nil {
 			return nil, err
