@@ -12,7 +12,10 @@ import (
 	"testing"
 	"time"
 
+	ch "github.com/ClickHouse/clickhouse-go/v2"
+
 	"github.com/heddle-gw/heddle/analytics"
+	"github.com/heddle-gw/heddle/analytics/clickhouse"
 )
 
 // ingestRows is what one op of BenchmarkIngestMix inserts: as many requests
@@ -52,14 +55,15 @@ func ingestMix(run int) ([]analytics.Request, []analytics.Attempt) {
 
 // BenchmarkIngestMix inserts ingestRows requests and as many attempts
 // into the real server through the Store, in batches of benchBatch as the
-// hosted deployment's Writer does, once through Insert* (the stored-ids
+// hosted deployment's Writer does (HEDDLE_INGEST_BATCH overrides), once through Insert* (the stored-ids
 // check every retry and replay makes) and once through InsertFresh* (the
 // Writer's first tries) per op, alternating which goes first. It reports
 // each path's client allocations per row and the ClickHouse server's CPU
 // (utime+stime of the clickhouse-server process, when it runs on this
 // machine: its insert work, its materialized views and the ingest checks'
 // SELECTs, plus whatever merges ran meanwhile) per round of 100k rows, and
-// the ratio fresh/dedup of that CPU.
+// the ratio fresh/dedup of that CPU; and, from system.query_log, the CPU
+// the server's threads spent on each kind of query (logged with -v).
 //
 //	go test -run '^$' -bench IngestMix -benchtime 5x ./analytics/clickhouse/
 func BenchmarkIngestMix(b *testing.B) {
@@ -88,6 +92,53 @@ func BenchmarkIngestMix(b *testing.B) {
 	if pid > 0 && paths[0].cpu > 0 {
 		b.ReportMetric(float64(paths[1].cpu)/float64(paths[0].cpu), "fresh/dedup_server_cpu")
 	}
+	var total [2]float64
+	for k, p := range paths {
+		for _, q := range queryCPU(b, s, p.queryKey()) {
+			b.Logf("%s: %-16s %5d queries %8.0f ms CPU per round", p.name, q.kind, q.n/uint64(ops), q.ms/float64(ops))
+			total[k] += q.ms / float64(ops)
+		}
+		b.ReportMetric(total[k], p.name+"_query_cpu_ms/round")
+	}
+}
+
+// queryKind is what system.query_log says queries of one kind cost.
+type queryKind struct {
+	kind string
+	n    uint64
+	ms   float64 // user plus system CPU, the server's threads for them
+}
+
+// queryCPU sums, per kind of query, the server CPU (UserTimeMicroseconds
+// plus SystemTimeMicroseconds: an INSERT's includes its materialized
+// views, not the merges after it) of the queries carrying quota key key.
+func queryCPU(b *testing.B, s *clickhouse.Store, key string) []queryKind {
+	ctx := context.Background()
+	if err := s.Conn().Exec(ctx, "SYSTEM FLUSH LOGS"); err != nil {
+		b.Fatal(err)
+	}
+	rows, err := s.Conn().Query(ctx, `SELECT multiIf(query LIKE 'INSERT INTO attempts%', 'insert attempts',
+		query LIKE 'INSERT INTO requests%', 'insert requests', query LIKE 'SELECT event_id%', 'stored ids',
+		query LIKE 'SELECT DISTINCT request_id%', 'marked reasons', 'other') AS kind, count(),
+		sum(arraySum(arrayFilter((v, n) -> n IN ('UserTimeMicroseconds', 'SystemTimeMicroseconds'),
+			ProfileEvents.Values, ProfileEvents.Names))) / 1000
+		FROM system.query_log WHERE type = 2 AND quota_key = ? GROUP BY kind ORDER BY kind`, key)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer rows.Close()
+	var out []queryKind
+	for rows.Next() {
+		var q queryKind
+		if err := rows.Scan(&q.kind, &q.n, &q.ms); err != nil {
+			b.Fatal(err)
+		}
+		out = append(out, q)
+	}
+	if err := rows.Err(); err != nil {
+		b.Fatal(err)
+	}
+	return out
 }
 
 // ingestPath is one way of inserting and what its rounds measured.
@@ -100,17 +151,27 @@ type ingestPath struct {
 	wall    time.Duration
 }
 
-// round inserts one op's new rows through p, timing only the inserts.
+// queryKey is the quota key p's queries carry, to find them in
+// system.query_log (a query id cannot be shared by the queries of a round:
+// the server may still be finishing one when the next starts).
+func (p *ingestPath) queryKey() string {
+	return fmt.Sprintf("hbench-%d-%s", os.Getpid(), p.name)
+}
+
+// round inserts one op's new rows through p, timing only the inserts; the
+// server logs its queries under p's quota key.
 func (p *ingestPath) round(b *testing.B, pid int) {
 	b.StopTimer()
-	ctx := context.Background()
+	ctx := ch.Context(context.Background(), ch.WithSettings(ch.Settings{"log_queries": 1}),
+		ch.WithQuotaKey(p.queryKey()))
 	reqs, atts := ingestMix(int(ingestRuns.Add(1)))
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	cpu0, start := processCPU(pid), time.Now()
 	b.StartTimer()
-	for i := 0; i < ingestRows; i += benchBatch {
-		end := min(i+benchBatch, ingestRows)
+	batch := ingestBatch()
+	for i := 0; i < ingestRows; i += batch {
+		end := min(i+batch, ingestRows)
 		if err := p.att(ctx, atts[i:end]); err != nil {
 			b.Fatal(err)
 		}
@@ -124,6 +185,16 @@ func (p *ingestPath) round(b *testing.B, pid int) {
 	runtime.ReadMemStats(&after)
 	p.mallocs += after.Mallocs - before.Mallocs
 	b.StartTimer()
+}
+
+// ingestBatch is the rows per insert call: HEDDLE_INGEST_BATCH, else
+// benchBatch (the hosted deployment's BatchSize; a Writer flushing every
+// FlushInterval under light traffic makes smaller ones).
+func ingestBatch() int {
+	if n, err := strconv.Atoi(os.Getenv("HEDDLE_INGEST_BATCH")); err == nil && n > 0 {
+		return n
+	}
+	return benchBatch
 }
 
 // serverPID finds the clickhouse-server process on this machine (0: none).
