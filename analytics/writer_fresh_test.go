@@ -140,10 +140,13 @@ func TestWriterReplaysCheckStoredIDs(t *testing.T) {
 		if len(journals(t, crashed)) == 0 {
 			t.Fatal("no journal at the crash")
 		}
-		// The crashed process inserts nothing more.
-		gone, cancel := context.WithCancel(context.Background())
-		cancel()
-		_ = w.Close(gone)
+		// The crashed process sleeps out its hour-long backoff; closing it
+		// would wake it to retry, so it is stopped only after the checks.
+		t.Cleanup(func() {
+			gone, cancel := context.WithCancel(context.Background())
+			cancel()
+			_ = w.Close(gone)
+		})
 
 		next := start(t, store, fastConfig(crashed))
 		closeWriter(t, next, 10*time.Second)
