@@ -17,6 +17,13 @@ type batch struct {
 	// attemptsDone is set once the store accepted Attempts, so a retry after
 	// a failed InsertRequests resends only the requests.
 	attemptsDone bool
+	// freshAttempts and freshRequests are set by the batcher on a batch it
+	// built from the queue: none of those rows was handed to the store yet,
+	// so their first try may skip the store's stored-ids check (see
+	// FreshInserter). The inserter clears each before its first store call,
+	// whatever its outcome. A batch read back from the spill or the journal
+	// has neither (they are not encoded).
+	freshAttempts, freshRequests bool
 	// journal is the sequence number of the journal file holding these
 	// rows, deleted once they are inserted, spilled or dropped (0: none).
 	journal uint64

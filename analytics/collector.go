@@ -108,6 +108,7 @@ func (w *Writer) reportDrops(now time.Time) {
 // flush seals the batch's journal file and pushes it onto the backlog.
 func (w *Writer) flush(q *backlog, b *batch) {
 	w.open.Store(0)
+	b.freshAttempts, b.freshRequests = true, true
 	if w.jr != nil {
 		b.journal = w.jr.seal()
 	}

@@ -101,9 +101,12 @@ func (w *Writer) send() {
 	}
 }
 
-// insert sends b to the store: attempts first, then requests. A batch the
-// store rejects as invalid is retried row by row so only the bad rows are
-// dropped. A panicking store counts as a failed insert.
+// insert sends b to the store: attempts first, then requests, each through
+// the store's FreshInserter on its first try (when the store has one and
+// the batch came straight from the batcher), through Store's idempotent
+// methods on every later try. A batch the store rejects as invalid is
+// retried row by row so only the bad rows are dropped. A panicking store
+// counts as a failed insert.
 func (w *Writer) insert(b *batch) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
@@ -111,7 +114,12 @@ func (w *Writer) insert(b *batch) (err error) {
 		}
 	}()
 	if len(b.Attempts) > 0 && !b.attemptsDone {
-		err := w.call(func(ctx context.Context) error { return w.store.InsertAttempts(ctx, b.Attempts) })
+		insert := w.store.InsertAttempts
+		if b.freshAttempts && w.fresh != nil {
+			insert = w.fresh.InsertFreshAttempts
+		}
+		b.freshAttempts = false
+		err := w.call(func(ctx context.Context) error { return insert(ctx, b.Attempts) })
 		if errors.Is(err, ErrRejected) {
 			err = eachRow(w, b.Attempts, w.store.InsertAttempts)
 		} else if err == nil {
@@ -123,7 +131,12 @@ func (w *Writer) insert(b *batch) (err error) {
 		b.attemptsDone = true
 	}
 	if len(b.Requests) > 0 {
-		err := w.call(func(ctx context.Context) error { return w.store.InsertRequests(ctx, b.Requests) })
+		insert := w.store.InsertRequests
+		if b.freshRequests && w.fresh != nil {
+			insert = w.fresh.InsertFreshRequests
+		}
+		b.freshRequests = false
+		err := w.call(func(ctx context.Context) error { return insert(ctx, b.Requests) })
 		if errors.Is(err, ErrRejected) {
 			err = eachRow(w, b.Requests, w.store.InsertRequests)
 		} else if err == nil {

@@ -19,6 +19,22 @@ type Store interface {
 	InsertRequests(ctx context.Context, rows []Request) error
 }
 
+// FreshInserter is an optional ability of a Store, found by type
+// assertion: inserting rows none of whose event ids was ever handed to the
+// store before, so the store may skip looking them up among the rows it
+// holds (what makes Store's methods idempotent across calls; rows repeated
+// within one call still count once). The caller guarantees the rows are
+// fresh: the Writer uses it only for a batch's first try, and sends
+// retries, spill replays and recovered journals through Store's methods.
+// Errors, cleaning and ownership of rows are as in Store, with one more
+// rule: after an error part of the rows may be stored (an insert that timed
+// out on the client may still land), so the caller must never pass any of
+// them to these methods again.
+type FreshInserter interface {
+	InsertFreshAttempts(ctx context.Context, rows []Attempt) error
+	InsertFreshRequests(ctx context.Context, rows []Request) error
+}
+
 // Reader answers the console's and reports' questions. Every method is
 // scoped to one organisation (ErrOrgRequired for an empty orgID) and never
 // returns another organisation's rows. Times in results are UTC with

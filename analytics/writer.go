@@ -120,8 +120,11 @@ type Stats struct {
 // segments under SpillDir, replayed in order when it is back; a segment is
 // deleted only once every batch in it was inserted. Spill and journal left
 // by a previous process are replayed after Start. One Writer per SpillDir.
+// A batch's first try goes through the store's FreshInserter when it has
+// one (no stored-ids check); retries and replays through Store.
 type Writer struct {
 	store Store
+	fresh FreshInserter // store's, nil when it has none
 	cfg   WriterConfig
 	log   *slog.Logger
 
@@ -179,8 +182,10 @@ func NewWriter(store Store, cfg WriterConfig, logger *slog.Logger) *Writer {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	cfg = cfg.withDefaults()
+	fresh, _ := store.(FreshInserter)
 	return &Writer{
 		store:         store,
+		fresh:         fresh,
 		cfg:           cfg,
 		log:           logger,
 		queue:         make(chan item, cfg.QueueSize),

@@ -33,8 +33,9 @@ type lazyClickHouse struct {
 }
 
 var (
-	_ analytics.Store  = (*lazyClickHouse)(nil)
-	_ analytics.Reader = (*lazyClickHouse)(nil)
+	_ analytics.Store         = (*lazyClickHouse)(nil)
+	_ analytics.FreshInserter = (*lazyClickHouse)(nil)
+	_ analytics.Reader        = (*lazyClickHouse)(nil)
 )
 
 // Bounds of the background connection attempts.
@@ -146,6 +147,26 @@ func (l *lazyClickHouse) InsertRequests(ctx context.Context, rows []analytics.Re
 		return err
 	}
 	return s.InsertRequests(ctx, rows)
+}
+
+// InsertFreshAttempts passes the Writer's first tries through to the
+// store's analytics.FreshInserter.
+func (l *lazyClickHouse) InsertFreshAttempts(ctx context.Context, rows []analytics.Attempt) error {
+	s, err := l.current()
+	if err != nil {
+		return err
+	}
+	return s.InsertFreshAttempts(ctx, rows)
+}
+
+// InsertFreshRequests passes the Writer's first tries through to the
+// store's analytics.FreshInserter.
+func (l *lazyClickHouse) InsertFreshRequests(ctx context.Context, rows []analytics.Request) error {
+	s, err := l.current()
+	if err != nil {
+		return err
+	}
+	return s.InsertFreshRequests(ctx, rows)
 }
 
 func (l *lazyClickHouse) ListRequests(ctx context.Context, orgID string, f analytics.RequestFilter, cursor string, limit int) (analytics.RequestPage, error) {

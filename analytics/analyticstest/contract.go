@@ -14,7 +14,7 @@ import (
 type NewStoreFunc func(t *testing.T) (analytics.Store, analytics.Reader)
 
 // RunContract runs the assertions every analytics Store and Reader must
-// pass: idempotent inserts, field round trips at millisecond precision,
+// pass: idempotent inserts (and fresh ones, for a FreshInserter), field round trips at millisecond precision,
 // filters and cursor paging, timelines, summaries, breakdowns, error
 // sentinels and tenant isolation. Each subtest gets a fresh store.
 func RunContract(t *testing.T, newStore NewStoreFunc) {
@@ -24,6 +24,7 @@ func RunContract(t *testing.T, newStore NewStoreFunc) {
 	}{
 		{"RoundTripEveryField", testRoundTrip},
 		{"InsertsAreIdempotent", testIdempotent},
+		{"FreshInserts", testFreshInserts},
 		{"HostileText", testHostileText},
 		{"RejectsInvalidRows", testRejectsInvalidRows},
 		{"ListNewestFirstWithPaging", testListPaging},
@@ -36,6 +37,7 @@ func RunContract(t *testing.T, newStore NewStoreFunc) {
 		{"Breakdown", testBreakdown},
 		{"FailureReasons", testFailureReasons},
 		{"FailureReasonFirstAttempt", testFailureReasonFirstAttempt},
+		{"FailureReasonFirstAttemptFresh", testFailureReasonFirstAttemptFresh},
 		{"BreakdownByTag", testTagBreakdown},
 		{"Health", testHealth},
 		{"BreakdownWindows", testBreakdownWindows},

@@ -177,6 +177,20 @@ func testFailureReasons(t *testing.T, s analytics.Store, r analytics.Reader) {
 // first of them, when its attempts arrive in separate batches and are
 // replayed; every attempt counts in its own range.
 func testFailureReasonFirstAttempt(t *testing.T, s analytics.Store, r analytics.Reader) {
+	failureReasonFirstAttempt(t, s, r, false)
+}
+
+// testFailureReasonFirstAttemptFresh is testFailureReasonFirstAttempt with
+// the batches that hold no replayed row inserted through the store's
+// FreshInserter.
+func testFailureReasonFirstAttemptFresh(t *testing.T, s analytics.Store, r analytics.Reader) {
+	if _, ok := s.(analytics.FreshInserter); !ok {
+		t.Skip("the store has no FreshInserter")
+	}
+	failureReasonFirstAttempt(t, s, r, true)
+}
+
+func failureReasonFirstAttempt(t *testing.T, s analytics.Store, r analytics.Reader, fresh bool) {
 	at := func(ev string, i int, offset time.Duration, reason string) analytics.Attempt {
 		return analytics.Attempt{EventID: ev, Time: T0.Add(offset), OrgID: OrgC, RequestID: "req-straddle",
 			OperationID: "op", AttemptIndex: i, Outcome: "failed", Reason: reason, Status: 503, CostMicros: int64(i + 1)}
@@ -189,8 +203,12 @@ func testFailureReasonFirstAttempt(t *testing.T, s analytics.Store, r analytics.
 			at("fr-4", 4, 63*time.Minute, "transport")},
 		{at("fr-2", 2, 61*time.Minute, "upstream_5xx")},
 	}
-	for _, b := range batches {
-		if err := s.InsertAttempts(ctx(t), b); err != nil {
+	for i, b := range batches {
+		insert := s.InsertAttempts
+		if f, ok := s.(analytics.FreshInserter); ok && fresh && i < 2 {
+			insert = f.InsertFreshAttempts
+		}
+		if err := insert(ctx(t), b); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -119,6 +119,64 @@ func testIdempotent(t *testing.T, s analytics.Store, r analytics.Reader) {
 	}
 }
 
+// testFreshInserts: a FreshInserter stores fresh batches as Insert* does (a
+// row repeated within one call counts once, a failed request counts once
+// per reason when its attempts arrive in two batches), and the rows it
+// stored are ignored when replayed through Insert*.
+func testFreshInserts(t *testing.T, s analytics.Store, r analytics.Reader) {
+	f, ok := s.(analytics.FreshInserter)
+	if !ok {
+		t.Skip("the store has no FreshInserter")
+	}
+	c := ctx(t)
+	reqs, atts := OrgARequests(), OrgAAttempts()
+	for _, err := range []error{
+		f.InsertFreshAttempts(c, append(atts[:5:5], atts[2])), // req-4's attempts in both batches
+		f.InsertFreshAttempts(c, atts[5:]),
+		f.InsertFreshRequests(c, append(reqs[:4:4], reqs[1])),
+		f.InsertFreshRequests(c, reqs[4:]),
+		s.InsertAttempts(c, atts),
+		s.InsertRequests(c, reqs),
+	} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := listAll(t, r, OrgA, analytics.RequestFilter{}, 100)
+	if want := []string{"ra-07", "ra-06", "ra-05", "ra-04", "ra-03", "ra-02", "ra-01"}; !sameIDs(eventIDs(got), want) {
+		t.Errorf("list: %v, want %v", eventIDs(got), want)
+	}
+	sum, err := r.Summary(c, OrgA, time.Time{}, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Requests != 7 || sum.CostMicros != 10500 || sum.Errors != 2 {
+		t.Errorf("summary: %+v", sum)
+	}
+	tl, err := r.Timeline(c, OrgA, "req-2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ids := attemptIDs(tl.Attempts); !sameIDs(ids, []string{"aa-02", "aa-03", "aa-04"}) {
+		t.Errorf("timeline: %v", ids)
+	}
+	fr, err := r.Breakdown(c, OrgA, time.Time{}, time.Time{}, analytics.DimFailureReason)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fr) != 3 {
+		t.Fatalf("failure reasons: %+v, want 3 rows", fr)
+	}
+	if want := (analytics.BreakdownRow{Key: "upstream_5xx", Requests: 2, Attempts: 2, CostMicros: 12}); fr[0] != want {
+		t.Errorf("failure reasons: first %+v, want %+v", fr[0], want)
+	}
+	for _, row := range fr[1:] {
+		if row.Requests != 1 || row.Attempts != 1 {
+			t.Errorf("failure reason %+v, want one attempt of one request", row)
+		}
+	}
+}
+
 // testHostileText stores text Postgres would refuse (NUL, invalid UTF-8):
 // every store keeps the cleaned row, and lookups with the raw text find it.
 func testHostileText(t *testing.T, s analytics.Store, r analytics.Reader) {

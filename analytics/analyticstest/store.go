@@ -17,24 +17,34 @@ type Store struct {
 	mu       sync.Mutex
 	attempts []analytics.Attempt
 	requests []analytics.Request
-	seen     map[string]bool // "a:"/"r:" + EventID
+	seen     map[string]int // "a:"/"r:" + EventID: the number of the call that stored it
 	calls    int
 	dups     int
+	// freshCalls counts InsertFresh* calls; freshDups the rows they carried
+	// that were already stored (a caller breaking FreshInserter's
+	// contract: a real store would have counted them twice).
+	freshCalls int
+	freshDups  int
 
-	reject  map[string]bool // event ids that make an insert fail with ErrRejected
-	fail    error
-	failN   int           // fail this many more calls with failErr; -1 = every call
+	reject map[string]bool // event ids that make an insert fail with ErrRejected
+	fail   error
+	failN  int // fail this many more calls with failErr; -1 = every call
+	// landN is how many more calls store their rows and then fail with
+	// landErr, as an insert whose client timed out after the server took it.
+	landN   int
+	landErr error
 	blocked chan struct{} // non-nil: inserts wait until it is closed
 }
 
 var (
-	_ analytics.Store  = (*Store)(nil)
-	_ analytics.Reader = (*Store)(nil)
+	_ analytics.Store         = (*Store)(nil)
+	_ analytics.FreshInserter = (*Store)(nil)
+	_ analytics.Reader        = (*Store)(nil)
 )
 
 // NewStore returns an empty Store that accepts every insert.
 func NewStore() *Store {
-	return &Store{seen: make(map[string]bool)}
+	return &Store{seen: make(map[string]int)}
 }
 
 // FailWith makes every following insert fail with err (nil heals).
@@ -52,6 +62,14 @@ func (s *Store) FailNext(n int, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.fail, s.failN = err, n
+}
+
+// LandThenFailNext makes the next n inserts store their rows and then fail
+// with err, as an insert the server took after the client gave up on it.
+func (s *Store) LandThenFailNext(n int, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.landN, s.landErr = n, err
 }
 
 // Reject makes any insert holding one of the event ids fail with an error
@@ -114,6 +132,23 @@ func (s *Store) Duplicates() int {
 	return s.dups
 }
 
+// FreshCalls returns how many InsertFresh* calls reached the store (failed
+// ones too; Calls counts them as well).
+func (s *Store) FreshCalls() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.freshCalls
+}
+
+// FreshDuplicates returns how many rows InsertFresh* calls carried whose
+// EventID was already stored: rows a real store would have counted twice.
+// Like the real stores' it ignores them.
+func (s *Store) FreshDuplicates() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.freshDups
+}
+
 // Attempts returns a copy of the stored attempts in insertion order.
 func (s *Store) Attempts() []analytics.Attempt {
 	s.mu.Lock()
@@ -130,7 +165,27 @@ func (s *Store) Requests() []analytics.Request {
 
 // InsertAttempts implements analytics.Store.
 func (s *Store) InsertAttempts(ctx context.Context, rows []analytics.Attempt) error {
-	if err := s.admit(ctx); err != nil {
+	return s.insertAttempts(ctx, rows, false)
+}
+
+// InsertFreshAttempts implements analytics.FreshInserter.
+func (s *Store) InsertFreshAttempts(ctx context.Context, rows []analytics.Attempt) error {
+	return s.insertAttempts(ctx, rows, true)
+}
+
+// InsertRequests implements analytics.Store.
+func (s *Store) InsertRequests(ctx context.Context, rows []analytics.Request) error {
+	return s.insertRequests(ctx, rows, false)
+}
+
+// InsertFreshRequests implements analytics.FreshInserter.
+func (s *Store) InsertFreshRequests(ctx context.Context, rows []analytics.Request) error {
+	return s.insertRequests(ctx, rows, true)
+}
+
+func (s *Store) insertAttempts(ctx context.Context, rows []analytics.Attempt, fresh bool) error {
+	call, err := s.admit(ctx, fresh)
+	if err != nil {
 		return err
 	}
 	for _, a := range rows {
@@ -151,20 +206,23 @@ func (s *Store) InsertAttempts(ctx context.Context, rows []analytics.Attempt) er
 	defer s.mu.Unlock()
 	for _, a := range rows {
 		a = a.Clean()
-		if s.seen["a:"+a.EventID] {
+		if by, ok := s.seen["a:"+a.EventID]; ok {
 			s.dups++
+			if fresh && by != call {
+				s.freshDups++
+			}
 			continue
 		}
-		s.seen["a:"+a.EventID] = true
+		s.seen["a:"+a.EventID] = call
 		a.Time = analytics.Millis(a.Time)
 		s.attempts = append(s.attempts, a)
 	}
-	return nil
+	return s.landed()
 }
 
-// InsertRequests implements analytics.Store.
-func (s *Store) InsertRequests(ctx context.Context, rows []analytics.Request) error {
-	if err := s.admit(ctx); err != nil {
+func (s *Store) insertRequests(ctx context.Context, rows []analytics.Request, fresh bool) error {
+	call, err := s.admit(ctx, fresh)
+	if err != nil {
 		return err
 	}
 	for _, r := range rows {
@@ -185,23 +243,39 @@ func (s *Store) InsertRequests(ctx context.Context, rows []analytics.Request) er
 	defer s.mu.Unlock()
 	for _, r := range rows {
 		r = r.Clean()
-		if s.seen["r:"+r.EventID] {
+		if by, ok := s.seen["r:"+r.EventID]; ok {
 			s.dups++
+			if fresh && by != call {
+				s.freshDups++
+			}
 			continue
 		}
-		s.seen["r:"+r.EventID] = true
+		s.seen["r:"+r.EventID] = call
 		r.Time = analytics.Millis(r.Time)
 		s.requests = append(s.requests, r)
 	}
-	return nil
+	return s.landed()
+}
+
+// landed returns the error LandThenFailNext injects into a call that
+// stored its rows (nil when none is due). Callers hold s.mu.
+func (s *Store) landed() error {
+	if s.landN == 0 {
+		return nil
+	}
+	s.landN--
+	return s.landErr
 }
 
 // admit counts the call and applies the injected faults.
-func (s *Store) admit(ctx context.Context) error {
+func (s *Store) admit(ctx context.Context, fresh bool) (call int, err error) {
 	s.mu.Lock()
 	s.calls++
+	call = s.calls
+	if fresh {
+		s.freshCalls++
+	}
 	block := s.blocked
-	var err error
 	if s.failN != 0 {
 		err = s.fail
 		if s.failN > 0 {
@@ -213,11 +287,11 @@ func (s *Store) admit(ctx context.Context) error {
 		select {
 		case <-block:
 		case <-ctx.Done():
-			return ctx.Err()
+			return call, ctx.Err()
 		}
 	}
 	if err != nil {
-		return err
+		return call, err
 	}
-	return ctx.Err()
+	return call, ctx.Err()
 }

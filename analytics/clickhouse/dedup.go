@@ -15,8 +15,10 @@ import (
 // after its first insert landed: before each insert the Store asks which of
 // the batch's event ids the table already holds, looking only at the batch's
 // organisations and time span (the table's key), and drops those rows and
-// repeats inside the batch. ReplacingMergeTree stays as the backstop for a
-// replay racing its own first insert.
+// repeats inside the batch. The Writer's first try of a batch skips the
+// question (InsertFresh*: rows never sent cannot be stored); its retries
+// and replays ask. ReplacingMergeTree stays as the backstop for a replay
+// racing its own first insert.
 
 // rowKey is what the ingest check needs of a row.
 type rowKey struct {
@@ -28,13 +30,16 @@ type rowKey struct {
 // binding inlines them; ClickHouse's max_query_size is 256 KiB).
 const idChunk = 2000
 
-// fresh returns the indexes of keys whose event is neither stored in table
-// nor an earlier row of the same batch, in order. It names the batch's event
-// ids, so what it reads and returns is bounded by the batch, not by the
-// traffic in the batch's time span.
-func (s *Store) fresh(ctx context.Context, table string, keys []rowKey) ([]int, error) {
-	seen := map[string]struct{}{}
-	for start := 0; start < len(keys); start += idChunk {
+// unique returns the indexes of keys whose event is neither stored in table
+// (when check is set) nor an earlier row of the same batch, in order. The
+// check names the batch's event ids, so what it reads and returns is
+// bounded by the batch, not by the traffic in the batch's time span. A
+// batch whose rows were never handed to the Store before (the Writer's
+// first try of it; see analytics.FreshInserter) needs no check: ClickHouse
+// cannot hold rows it was never sent.
+func (s *Store) unique(ctx context.Context, table string, keys []rowKey, check bool) ([]int, error) {
+	seen := make(map[string]struct{}, len(keys))
+	for start := 0; check && start < len(keys); start += idChunk {
 		if err := s.stored(ctx, table, keys[start:min(start+idChunk, len(keys))], seen); err != nil {
 			return nil, err
 		}
@@ -123,7 +128,7 @@ func requestKeys(rows []analytics.Request) []rowKey {
 // The mark is decided here, where the stored rows are known: a pair already
 // marked in the table (an earlier batch held one of the request's attempts)
 // is not marked again, and of a batch's rows of one pair the earliest is.
-// Replays never reach this point (fresh drops them first), so a mark is
+// Replays never reach this point (unique drops them first), so a mark is
 // never written twice. One Store inserts a process's attempts one batch at
 // a time (the analytics.Writer's sender), and a request's attempts come from
 // the process that served it.

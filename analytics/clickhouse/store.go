@@ -31,8 +31,9 @@ type Store struct {
 }
 
 var (
-	_ analytics.Store  = (*Store)(nil)
-	_ analytics.Reader = (*Store)(nil)
+	_ analytics.Store         = (*Store)(nil)
+	_ analytics.FreshInserter = (*Store)(nil)
+	_ analytics.Reader        = (*Store)(nil)
 )
 
 // Open connects to the ClickHouse server at url (for example

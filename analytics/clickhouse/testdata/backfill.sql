@@ -20,20 +20,6 @@ ARRAY JOIN [0, 1] AS kind
 WHERE kind = 0 OR ttfb_ms > 0
 GROUP BY org_id, hour, kind, bucket
 ;;
-INSERT INTO attempts_hourly_reason_approx
-SELECT org_id, toDateTime(intDiv(toUInt32(time), 3600) * 3600) AS hour, reason, countState(), sumState(cost_micros),
-    uniqCombinedState(request_id)
-FROM attempts
-WHERE reason != ''
-GROUP BY org_id, hour, reason
-;;
-INSERT INTO attempts_daily_reason_approx
-SELECT org_id, toDateTime(intDiv(toUInt32(time), 86400) * 86400) AS day, reason, countState(), sumState(cost_micros),
-    uniqCombinedState(request_id)
-FROM attempts
-WHERE reason != ''
-GROUP BY org_id, day, reason
-;;
 INSERT INTO attempts_hourly_reason_exact
 SELECT org_id, hour, reason, sum(a), sum(c), sum(r)
 FROM (
