@@ -21,6 +21,7 @@ var (
 	loadAllocs       = flag.String("load.allocs", "", "BenchmarkGatewayLoad: write the binary's allocations (pprof allocs, a delta) during the c=32 non-stream run to this file")
 	loadBurstProfile = flag.String("load.burstprofile", "", "BenchmarkGatewayLoad: write a CPU profile of the binary during the first second of the slow-stream burst to this file")
 	loadBurstTrace   = flag.String("load.bursttrace", "", "BenchmarkGatewayLoad: write an execution trace of the binary (go tool trace) during the first second of the cold slow-stream burst to this file")
+	loadBurstAllocs  = flag.String("load.burstallocs", "", "BenchmarkGatewayLoad: write the binary's heap profile (after a GC) just before each slow-stream burst to FILE.cold.base and FILE.warm.base, and just after it to FILE.cold and FILE.warm: go tool pprof -sample_index=alloc_space -diff_base FILE.cold.base FILE.cold")
 )
 
 // BenchmarkGatewayLoad runs the built binary (events on, Cache-Control:
@@ -107,6 +108,13 @@ func benchLoad(b *testing.B, env map[string]string) {
 		slowVia := loadClient{hc: newHTTPClient(), base: in.URL, key: slowOrg.Key}
 		for _, round := range []string{"cold", "warm"} {
 			baseRate, baseTTFB := slowDirect.burst(b, *loadStreams)
+			if *loadBurstAllocs != "" {
+				// A delta allocs profile misses what the last GC has not
+				// published yet; a heap profile with gc=1 has all of it.
+				if err := <-profileBinary(debug, "heap?gc=1", 0, *loadBurstAllocs+"."+round+".base"); err != nil {
+					b.Errorf("heap profile: %v", err)
+				}
+			}
 			var burstProfs []chan error // a CPU profile and a trace may run together
 			if *loadBurstProfile != "" && round == "cold" {
 				burstProfs = append(burstProfs, profileBinary(debug, "profile", time.Second, *loadBurstProfile))
@@ -125,6 +133,11 @@ func benchLoad(b *testing.B, env map[string]string) {
 			// Heddle's CPU per stream (its 21 chunks, and for the cold
 			// burst the connections it accepted and dialled).
 			cpuPerStream := float64((cpuTime(pid) - cpu0).Microseconds()) / float64(*loadStreams)
+			if *loadBurstAllocs != "" {
+				if err := <-profileBinary(debug, "heap?gc=1", 0, *loadBurstAllocs+"."+round); err != nil {
+					b.Errorf("heap profile: %v", err)
+				}
+			}
 			for _, p := range burstProfs {
 				if err := <-p; err != nil {
 					b.Errorf("burst profile or trace: %v", err)
@@ -164,12 +177,17 @@ func capturing(debugAddr string) int {
 }
 
 // profileBinary fetches a CPU profile ("profile"), the allocations
-// ("allocs") or an execution trace ("trace") of d from the binary's debug listener into file, in the
-// background.
+// ("allocs") or an execution trace ("trace") of d from the binary's debug
+// listener into file, in the background; with d 0 it fetches a snapshot
+// (kind "heap?gc=1").
 func profileBinary(debugAddr, kind string, d time.Duration, file string) chan error {
 	done := make(chan error, 1)
 	go func() {
-		resp, err := http.Get(fmt.Sprintf("http://%s/debug/pprof/%s?seconds=%d", debugAddr, kind, max(1, int(d.Seconds()))))
+		url := fmt.Sprintf("http://%s/debug/pprof/%s?seconds=%d", debugAddr, kind, max(1, int(d.Seconds())))
+		if d == 0 { // a snapshot; kind may carry its own query
+			url = fmt.Sprintf("http://%s/debug/pprof/%s", debugAddr, kind)
+		}
+		resp, err := http.Get(url)
 		if err != nil {
 			done <- err
 			return
