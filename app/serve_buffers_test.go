@@ -13,7 +13,7 @@ import (
 )
 
 // startServer serves app on a loopback listener and returns its address.
-func startServer(t *testing.T, app *fiber.App) string {
+func startServer(t testing.TB, app *fiber.App) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
