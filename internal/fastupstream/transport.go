@@ -462,20 +462,13 @@ func (t *Transport) roundTrip(ctx context.Context, c *conn, req *http.Request) (
 	resp := &http.Response{
 		StatusCode: h.StatusCode(),
 		Proto:      "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
-		Header:  make(http.Header, h.Len()),
+		Header:  responseHeader(h),
 		Request: req,
 	}
 	resp.Status = strconv.Itoa(resp.StatusCode) + " " + statusText(h, resp.StatusCode)
 	if p := h.Protocol(); string(p) == "HTTP/1.0" {
 		resp.Proto, resp.ProtoMinor = "HTTP/1.0", 0
 	}
-	h.VisitAll(func(k, v []byte) {
-		key := string(k)
-		if key == "Transfer-Encoding" {
-			return
-		}
-		resp.Header[key] = append(resp.Header[key], string(v))
-	})
 	keep := !h.ConnectionClose() && resp.ProtoMinor == 1 && !req.Close && !hasClose(resp.Header["Connection"]) &&
 		resp.StatusCode != http.StatusSwitchingProtocols && werr == nil
 	b := &body{c: c, stop: stop, cancelled: &cancelled, ctx: ctx, keep: keep}
