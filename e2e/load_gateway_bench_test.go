@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -128,11 +129,13 @@ func benchLoad(b *testing.B, env map[string]string) {
 				// loses (the arrivals then miss the capture).
 				testwait.Until(b, 10*time.Second, "the burst captures to start", func() bool { return capturing(debug) >= len(burstProfs) })
 			}
+			gc0 := gcCycles(in.URL) // scraped outside the CPU measurement
 			cpu0 := cpuTime(pid)
 			gotRate, gotTTFB := slowVia.burst(b, *loadStreams)
 			// Heddle's CPU per stream (its 21 chunks, and for the cold
 			// burst the connections it accepted and dialled).
 			cpuPerStream := float64((cpuTime(pid) - cpu0).Microseconds()) / float64(*loadStreams)
+			gcs := gcCycles(in.URL) - gc0
 			if *loadBurstAllocs != "" {
 				if err := <-profileBinary(debug, "heap?gc=1", 0, *loadBurstAllocs+"."+round); err != nil {
 					b.Errorf("heap profile: %v", err)
@@ -151,14 +154,39 @@ func benchLoad(b *testing.B, env map[string]string) {
 			b.ReportMetric(ms(pct(gotTTFB, 0.99)-pct(baseTTFB, 0.99)), prefix+"streams-ttfb-p99-added-ms")
 			b.ReportMetric(ms(pct(gotTTFB, 0.5)-pct(baseTTFB, 0.5)), prefix+"streams-ttfb-p50-added-ms")
 			b.ReportMetric(cpuPerStream, prefix+"streams-cpu-us/stream")
-			b.Logf("%d slow streams, %s pools: direct %.1f streams/s (TTFB p50 %.1f ms, p99 %.1f ms), heddle %.1f streams/s (TTFB p50 %.1f ms, p99 %.1f ms), ratio %.3f, heddle CPU %.0f us/stream (load %s)",
-				*loadStreams, round, baseRate, ms(pct(baseTTFB, 0.5)), ms(pct(baseTTFB, 0.99)), gotRate, ms(pct(gotTTFB, 0.5)), ms(pct(gotTTFB, 0.99)), gotRate/baseRate, cpuPerStream, loadAverage())
+			b.Logf("%d slow streams, %s pools: direct %.1f streams/s (TTFB p50 %.1f ms, p99 %.1f ms), heddle %.1f streams/s (TTFB p50 %.1f ms, p99 %.1f ms), ratio %.3f, heddle CPU %.0f us/stream, %d GC cycles (load %s)",
+				*loadStreams, round, baseRate, ms(pct(baseTTFB, 0.5)), ms(pct(baseTTFB, 0.99)), gotRate, ms(pct(gotTTFB, 0.5)), ms(pct(gotTTFB, 0.99)), gotRate/baseRate, cpuPerStream, gcs, loadAverage())
 		}
 		rss, peak := rssKB(pid, "VmRSS"), rssKB(pid, "VmHWM")
 		b.ReportMetric(float64(rss)/1024, "rss-MiB")
 		b.ReportMetric(float64(peak)/1024, "peak-rss-MiB")
 		b.Logf("heddle RSS %.0f MiB, peak %.0f MiB; load average at end: %s", float64(rss)/1024, float64(peak)/1024, loadAverage())
 	}
+}
+
+// gcCycles is the number of collections the binary has run, from its
+// /metrics (-1 when unreadable): a collection during a burst makes its
+// arrivals assist the collector, which moves time to first byte.
+func gcCycles(base string) int {
+	resp, err := http.Get(base + "/metrics")
+	if err != nil {
+		return -1
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return -1
+	}
+	for _, line := range strings.Split(string(body), "\n") {
+		if v, ok := strings.CutPrefix(line, "go_gc_duration_seconds_count "); ok {
+			n, err := strconv.Atoi(strings.TrimSpace(v))
+			if err != nil {
+				return -1
+			}
+			return n
+		}
+	}
+	return -1
 }
 
 // capturing counts the CPU profiles and traces the binary is taking now:
