@@ -25,9 +25,10 @@ func startServer(t testing.TB, app *fiber.App) string {
 }
 
 // TestStreamsHoldNoReadBuffer: a connection whose answer is streaming holds
-// no 64 KiB read buffer, so a burst of new streams allocates far less than
-// one buffer each before their first bytes (it allocated about 70 KiB a
-// stream when every connection kept its read buffer).
+// no 64 KiB read buffer, so a burst of new streams allocates less than one
+// buffer each before their first bytes (83.6 KB a stream when every
+// connection kept its read buffer; 18.6 KB without, about 35 KB under
+// -race).
 func TestStreamsHoldNoReadBuffer(t *testing.T) {
 	release := make(chan struct{})
 	app := fiber.New(serverConfig(Config{MaxBodyBytes: 1 << 20}, nil))
@@ -70,8 +71,8 @@ func TestStreamsHoldNoReadBuffer(t *testing.T) {
 	defer closeAll(conns)
 	perStream := (after.TotalAlloc - before.TotalAlloc) / n
 	t.Logf("%d bytes allocated per new stream", perStream)
-	if perStream > 32<<10 {
-		t.Errorf("%d bytes allocated per new stream, want at most 32 KiB (no 64 KiB read buffer held per connection)", perStream)
+	if perStream > 48<<10 {
+		t.Errorf("%d bytes allocated per new stream, want at most 48 KiB (less than the 64 KiB read buffer a connection held)", perStream)
 	}
 }
 
