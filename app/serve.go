@@ -167,7 +167,13 @@ func serverConfig(cfg Config, errs fiber.ErrorHandler) fiber.Config {
 		ReadTimeout:           2 * time.Minute,
 		IdleTimeout:           2 * time.Minute,
 		ErrorHandler:          errs,
-		ReadBufferSize:        64 << 10,
+		// A request header may be up to 64 KiB (agents send long
+		// ones), but a connection holds that buffer only while it reads
+		// a request: idle keep-alive connections and streams being
+		// answered hold none, so a burst of 500 new streams does not
+		// allocate 32 MiB of read buffers before its first bytes.
+		ReadBufferSize:    64 << 10,
+		ReduceMemoryUsage: true,
 	}
 	if len(cfg.TrustedProxies) > 0 {
 		fc.ProxyHeader, fc.EnableTrustedProxyCheck, fc.TrustedProxies = cfg.ProxyHeader, true, cfg.TrustedProxies

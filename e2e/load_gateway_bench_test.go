@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -21,6 +22,7 @@ var (
 	loadAllocs       = flag.String("load.allocs", "", "BenchmarkGatewayLoad: write the binary's allocations (pprof allocs, a delta) during the c=32 non-stream run to this file")
 	loadBurstProfile = flag.String("load.burstprofile", "", "BenchmarkGatewayLoad: write a CPU profile of the binary during the first second of the slow-stream burst to this file")
 	loadBurstTrace   = flag.String("load.bursttrace", "", "BenchmarkGatewayLoad: write an execution trace of the binary (go tool trace) during the first second of the cold slow-stream burst to this file")
+	loadBurstAllocs  = flag.String("load.burstallocs", "", "BenchmarkGatewayLoad: write the binary's heap profile (after a GC) just before each slow-stream burst to FILE.cold.base and FILE.warm.base, and just after it to FILE.cold and FILE.warm: go tool pprof -sample_index=alloc_space -diff_base FILE.cold.base FILE.cold")
 )
 
 // BenchmarkGatewayLoad runs the built binary (events on, Cache-Control:
@@ -107,6 +109,13 @@ func benchLoad(b *testing.B, env map[string]string) {
 		slowVia := loadClient{hc: newHTTPClient(), base: in.URL, key: slowOrg.Key}
 		for _, round := range []string{"cold", "warm"} {
 			baseRate, baseTTFB := slowDirect.burst(b, *loadStreams)
+			if *loadBurstAllocs != "" {
+				// A delta allocs profile misses what the last GC has not
+				// published yet; a heap profile with gc=1 has all of it.
+				if err := <-profileBinary(debug, "heap?gc=1", 0, *loadBurstAllocs+"."+round+".base"); err != nil {
+					b.Errorf("heap profile: %v", err)
+				}
+			}
 			var burstProfs []chan error // a CPU profile and a trace may run together
 			if *loadBurstProfile != "" && round == "cold" {
 				burstProfs = append(burstProfs, profileBinary(debug, "profile", time.Second, *loadBurstProfile))
@@ -120,11 +129,18 @@ func benchLoad(b *testing.B, env map[string]string) {
 				// loses (the arrivals then miss the capture).
 				testwait.Until(b, 10*time.Second, "the burst captures to start", func() bool { return capturing(debug) >= len(burstProfs) })
 			}
+			gc0 := gcCycles(in.URL) // scraped outside the CPU measurement
 			cpu0 := cpuTime(pid)
 			gotRate, gotTTFB := slowVia.burst(b, *loadStreams)
 			// Heddle's CPU per stream (its 21 chunks, and for the cold
 			// burst the connections it accepted and dialled).
 			cpuPerStream := float64((cpuTime(pid) - cpu0).Microseconds()) / float64(*loadStreams)
+			gcs := gcCycles(in.URL) - gc0
+			if *loadBurstAllocs != "" {
+				if err := <-profileBinary(debug, "heap?gc=1", 0, *loadBurstAllocs+"."+round); err != nil {
+					b.Errorf("heap profile: %v", err)
+				}
+			}
 			for _, p := range burstProfs {
 				if err := <-p; err != nil {
 					b.Errorf("burst profile or trace: %v", err)
@@ -138,14 +154,39 @@ func benchLoad(b *testing.B, env map[string]string) {
 			b.ReportMetric(ms(pct(gotTTFB, 0.99)-pct(baseTTFB, 0.99)), prefix+"streams-ttfb-p99-added-ms")
 			b.ReportMetric(ms(pct(gotTTFB, 0.5)-pct(baseTTFB, 0.5)), prefix+"streams-ttfb-p50-added-ms")
 			b.ReportMetric(cpuPerStream, prefix+"streams-cpu-us/stream")
-			b.Logf("%d slow streams, %s pools: direct %.1f streams/s (TTFB p50 %.1f ms, p99 %.1f ms), heddle %.1f streams/s (TTFB p50 %.1f ms, p99 %.1f ms), ratio %.3f, heddle CPU %.0f us/stream (load %s)",
-				*loadStreams, round, baseRate, ms(pct(baseTTFB, 0.5)), ms(pct(baseTTFB, 0.99)), gotRate, ms(pct(gotTTFB, 0.5)), ms(pct(gotTTFB, 0.99)), gotRate/baseRate, cpuPerStream, loadAverage())
+			b.Logf("%d slow streams, %s pools: direct %.1f streams/s (TTFB p50 %.1f ms, p99 %.1f ms), heddle %.1f streams/s (TTFB p50 %.1f ms, p99 %.1f ms), ratio %.3f, heddle CPU %.0f us/stream, %d GC cycles (load %s)",
+				*loadStreams, round, baseRate, ms(pct(baseTTFB, 0.5)), ms(pct(baseTTFB, 0.99)), gotRate, ms(pct(gotTTFB, 0.5)), ms(pct(gotTTFB, 0.99)), gotRate/baseRate, cpuPerStream, gcs, loadAverage())
 		}
 		rss, peak := rssKB(pid, "VmRSS"), rssKB(pid, "VmHWM")
 		b.ReportMetric(float64(rss)/1024, "rss-MiB")
 		b.ReportMetric(float64(peak)/1024, "peak-rss-MiB")
 		b.Logf("heddle RSS %.0f MiB, peak %.0f MiB; load average at end: %s", float64(rss)/1024, float64(peak)/1024, loadAverage())
 	}
+}
+
+// gcCycles is the number of collections the binary has run, from its
+// /metrics (-1 when unreadable): a collection during a burst makes its
+// arrivals assist the collector, which moves time to first byte.
+func gcCycles(base string) int {
+	resp, err := http.Get(base + "/metrics")
+	if err != nil {
+		return -1
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return -1
+	}
+	for _, line := range strings.Split(string(body), "\n") {
+		if v, ok := strings.CutPrefix(line, "go_gc_duration_seconds_count "); ok {
+			n, err := strconv.Atoi(strings.TrimSpace(v))
+			if err != nil {
+				return -1
+			}
+			return n
+		}
+	}
+	return -1
 }
 
 // capturing counts the CPU profiles and traces the binary is taking now:
@@ -164,12 +205,17 @@ func capturing(debugAddr string) int {
 }
 
 // profileBinary fetches a CPU profile ("profile"), the allocations
-// ("allocs") or an execution trace ("trace") of d from the binary's debug listener into file, in the
-// background.
+// ("allocs") or an execution trace ("trace") of d from the binary's debug
+// listener into file, in the background; with d 0 it fetches a snapshot
+// (kind "heap?gc=1").
 func profileBinary(debugAddr, kind string, d time.Duration, file string) chan error {
 	done := make(chan error, 1)
 	go func() {
-		resp, err := http.Get(fmt.Sprintf("http://%s/debug/pprof/%s?seconds=%d", debugAddr, kind, max(1, int(d.Seconds()))))
+		url := fmt.Sprintf("http://%s/debug/pprof/%s?seconds=%d", debugAddr, kind, max(1, int(d.Seconds())))
+		if d == 0 { // a snapshot; kind may carry its own query
+			url = fmt.Sprintf("http://%s/debug/pprof/%s", debugAddr, kind)
+		}
+		resp, err := http.Get(url)
 		if err != nil {
 			done <- err
 			return

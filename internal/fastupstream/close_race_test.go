@@ -23,7 +23,7 @@ func TestCloseDuringFinishedReadLeavesPooledConn(t *testing.T) {
 	tr := New(Config{})
 	nc, peer := net.Pipe()
 	t.Cleanup(func() { nc.Close(); peer.Close() })
-	c := &conn{t: tr, key: poolKey{addr: "upstream:80"}, nc: nc, br: bufio.NewReader(nc), bw: bufio.NewWriter(nc)}
+	c := &conn{t: tr, key: poolKey{addr: "upstream:80"}, nc: nc, br: bufio.NewReader(nc)}
 	b := &body{c: c, stop: func() bool { return true }, cancelled: new(atomic.Bool), ctx: context.Background(), keep: true}
 
 	b.mu.Lock()    // a Read is in progress...
@@ -49,7 +49,7 @@ func TestCloseDuringBlockedRead(t *testing.T) {
 	tr := New(Config{})
 	nc, peer := net.Pipe()
 	t.Cleanup(func() { nc.Close(); peer.Close() })
-	c := &conn{t: tr, key: poolKey{addr: "upstream:80"}, nc: nc, br: bufio.NewReader(nc), bw: bufio.NewWriter(nc)}
+	c := &conn{t: tr, key: poolKey{addr: "upstream:80"}, nc: nc, br: bufio.NewReader(nc)}
 	b := &body{c: c, r: c.br, stop: func() bool { return true }, cancelled: new(atomic.Bool), ctx: context.Background(), keep: true}
 	errc := make(chan error, 1)
 	go func() { _, err := b.Read(make([]byte, 8)); errc <- err }()

@@ -373,7 +373,6 @@ type conn struct {
 	key       poolKey
 	nc        net.Conn
 	br        *bufio.Reader
-	bw        *bufio.Writer
 	hdr       fasthttp.ResponseHeader
 	idleSince time.Time
 	reused    bool
@@ -397,7 +396,7 @@ func (t *Transport) dial(ctx context.Context, key poolKey, req *http.Request) (*
 		}
 		nc = tc
 	}
-	return &conn{t: t, key: key, nc: nc, br: bufio.NewReaderSize(nc, 8192), bw: bufio.NewWriterSize(nc, 4096)}, nil
+	return &conn{t: t, key: key, nc: nc, br: bufio.NewReaderSize(nc, 8192)}, nil
 }
 
 // handshake runs the TLS handshake within the fallback transport's
@@ -418,6 +417,11 @@ func (t *Transport) handshake(ctx context.Context, tc *tls.Conn) error {
 	return err
 }
 
+// writers are the buffers requests are written through: a connection
+// needs one only while it sends, so a stream (or an idle pooled
+// connection) holds none.
+var writers = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, 4096) }}
+
 // pastDeadline wakes every blocked read and write on a connection.
 var pastDeadline = time.Unix(1, 0)
 
@@ -437,7 +441,11 @@ func (t *Transport) roundTrip(ctx context.Context, c *conn, req *http.Request) (
 		}
 		return nil, err
 	}
-	werr := writeRequest(c.bw, req)
+	bw := writers.Get().(*bufio.Writer)
+	bw.Reset(c.nc)
+	werr := writeRequest(bw, req)
+	bw.Reset(nil)
+	writers.Put(bw)
 	closeBody(req)
 	if werr != nil && (cancelled.Load() || errors.Is(werr, errReqBody) || !isClosedEarly(werr)) {
 		if c.reused {
@@ -462,20 +470,13 @@ func (t *Transport) roundTrip(ctx context.Context, c *conn, req *http.Request) (
 	resp := &http.Response{
 		StatusCode: h.StatusCode(),
 		Proto:      "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
-		Header:  make(http.Header, h.Len()),
+		Header:  responseHeader(h),
 		Request: req,
 	}
 	resp.Status = strconv.Itoa(resp.StatusCode) + " " + statusText(h, resp.StatusCode)
 	if p := h.Protocol(); string(p) == "HTTP/1.0" {
 		resp.Proto, resp.ProtoMinor = "HTTP/1.0", 0
 	}
-	h.VisitAll(func(k, v []byte) {
-		key := string(k)
-		if key == "Transfer-Encoding" {
-			return
-		}
-		resp.Header[key] = append(resp.Header[key], string(v))
-	})
 	keep := !h.ConnectionClose() && resp.ProtoMinor == 1 && !req.Close && !hasClose(resp.Header["Connection"]) &&
 		resp.StatusCode != http.StatusSwitchingProtocols && werr == nil
 	b := &body{c: c, stop: stop, cancelled: &cancelled, ctx: ctx, keep: keep}
