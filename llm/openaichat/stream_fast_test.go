@@ -3,12 +3,14 @@ package openaichat
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
 
+	"github.com/heddle-gw/heddle/llm"
 	"github.com/heddle-gw/heddle/llm/sse"
 )
 
@@ -96,8 +98,12 @@ func FuzzFastStreamChunk(f *testing.F) {
 	for _, tc := range fastChunkCases {
 		f.Add([]byte(tc.data))
 	}
+	prior := streamChunks(f)[0]
 	f.Fuzz(func(t *testing.T, data []byte) {
 		checkFastChunk(t, data)
+		if !bytes.ContainsAny(data, "\r\n") {
+			checkStreamMatchesSlow(t, [][]byte{prior, data, data})
+		}
 	})
 }
 
@@ -193,5 +199,81 @@ func TestStreamDecodeFallsBack(t *testing.T) {
 	}
 	if evs[0].ID != "c1" || evs[0].Model != "m" {
 		t.Errorf("message start = %+v", evs[0])
+	}
+}
+
+// slowChunk is data with an upper-case member the fast path declines and
+// encoding/json ignores, so that a decoder reads it with encoding/json.
+func slowChunk(data []byte) []byte {
+	trimmed := bytes.TrimLeft(data, " \t")
+	if len(trimmed) == 0 || trimmed[0] != '{' {
+		return data
+	}
+	rest := trimmed[1:]
+	if r := bytes.TrimLeft(rest, " \t"); len(r) > 0 && r[0] == '}' {
+		return append([]byte(`{"X":0`), rest...)
+	}
+	return append([]byte(`{"X":0,`), rest...)
+}
+
+// checkStreamMatchesSlow fails t when a stream of chunks decodes otherwise
+// than the same stream read chunk by chunk with encoding/json: the same
+// events (but for Raw) and the same end. It catches what one chunk's read
+// leaves behind for the next.
+func checkStreamMatchesSlow(t *testing.T, chunks [][]byte) {
+	t.Helper()
+	decode := func(conv func([]byte) []byte) ([]llm.Event, error) {
+		var in bytes.Buffer
+		for _, c := range chunks {
+			var r chunkReader
+			if conv != nil && r.read(slowChunk(c), &inChunk{}, true) {
+				t.Fatalf("the fast path took %q", slowChunk(c))
+			}
+			in.WriteString("data: ")
+			if conv != nil {
+				c = conv(c)
+			}
+			in.Write(c)
+			in.WriteString("\n\n")
+		}
+		in.WriteString("data: [DONE]\n\n")
+		evs, end := drain(testCodec().NewStreamDecoder(&in))
+		for i := range evs {
+			evs[i].Raw = nil
+		}
+		return evs, end
+	}
+	got, gotEnd := decode(nil)
+	want, wantEnd := decode(slowChunk)
+	if (gotEnd == io.EOF) != (wantEnd == io.EOF) || errors.Is(gotEnd, llm.ErrMalformed) != errors.Is(wantEnd, llm.ErrMalformed) {
+		t.Fatalf("stream ends with %v, with encoding/json %v; chunks %q", gotEnd, wantEnd, chunks)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("stream decodes to\n%+v\nwith encoding/json\n%+v\nchunks %q", got, want, chunks)
+	}
+}
+
+func TestStreamDecodeMatchesSlow(t *testing.T) {
+	checkStreamMatchesSlow(t, streamChunks(t))
+	for name, chunks := range map[string][]string{
+		"no choices after content": {
+			`{"id":"c","model":"m","choices":[{"index":0,"delta":{"content":"a"},"finish_reason":null}]}`,
+			`{"usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}}`,
+			`{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`,
+		},
+		"tool calls then none": {
+			`{"choices":[{"delta":{"tool_calls":[{"index":0,"id":"t","function":{"name":"f","arguments":"{"}}]}}]}`,
+			`{"choices":[{"delta":{"content":"x"}}]}`,
+			`{}`,
+			`{"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"arguments":"}"}}]},"finish_reason":"tool_calls"}]}`,
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var bs [][]byte
+			for _, c := range chunks {
+				bs = append(bs, []byte(c))
+			}
+			checkStreamMatchesSlow(t, bs)
+		})
 	}
 }
