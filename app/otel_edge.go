@@ -39,9 +39,14 @@ func (t *tracing) middleware(c *fiber.Ctx) error {
 	if !ok {
 		return c.Next()
 	}
+	// The span is exported after the handler returns, when the server has
+	// reused the buffers c.Method and c.Path point into (with
+	// ReduceMemoryUsage another connection's request may be parsed into
+	// them at once): its attributes hold copies.
+	method, route := strings.Clone(c.Method()), strings.Clone(route)
 	parent := t.prop.Extract(context.Background(), fiberCarrier{c})
-	ctx, span := t.tracer.Start(parent, c.Method()+" "+route, trace.WithSpanKind(trace.SpanKindServer),
-		trace.WithAttributes(semconv.HTTPRequestMethodKey.String(c.Method()), semconv.HTTPRoute(route)))
+	ctx, span := t.tracer.Start(parent, method+" "+route, trace.WithSpanKind(trace.SpanKindServer),
+		trace.WithAttributes(semconv.HTTPRequestMethodKey.String(method), semconv.HTTPRoute(route)))
 	if !span.IsRecording() {
 		c.SetUserContext(ctx) // sampled out: only the trace context travels upstream
 		return c.Next()

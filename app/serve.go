@@ -72,8 +72,12 @@ func serveCommand(ctx context.Context, getenv func(string) string, environ []str
 		logger.Warn("rate limit counters sync (retried next time)", "err", err)
 	})
 
+	ln, err := listen(srv, cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("app: listen %s: %w", cfg.Addr, err)
+	}
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Listen(cfg.Addr) }()
+	go func() { errc <- srv.Listener(ln) }()
 	logger.InfoContext(ctx, "heddle serving", "addr", cfg.Addr, "env", cfg.Env, "database", string(c.dialect),
 		"analytics", analyticsKind(cfg), "catalog_version", c.catalog.Version, "gogc", gogc)
 	select {
