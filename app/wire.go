@@ -246,14 +246,6 @@ func (c *components) wireTenancy() error {
 // database's write lock while it runs).
 const clickHouseBatchRows = 10_000
 
-// clickHouseFlushInterval bounds how long a partial batch waits on
-// ClickHouse. Each insert also runs every materialized view of its table,
-// and a 1,000-row insert cost ClickHouse 3-5x the CPU per row of a
-// 10,000-row one (BenchmarkIngestMix, HEDDLE_INGEST_BATCH), so a replica at
-// a few thousand requests a second flushes every 2 s rather than every
-// second. Rows are journaled before they wait: a crash loses none.
-const clickHouseFlushInterval = 2 * time.Second
-
 func (c *components) wireAnalytics(ctx context.Context) error {
 	var store analytics.Store
 	wcfg := analytics.WriterConfig{SpillDir: c.cfg.SpillDir}
@@ -261,7 +253,6 @@ func (c *components) wireAnalytics(ctx context.Context) error {
 		// ClickHouse makes a part of every insert and merges them in the
 		// background: fewer, larger inserts cost it far less CPU.
 		wcfg.BatchSize = clickHouseBatchRows
-		wcfg.FlushInterval = clickHouseFlushInterval
 		// Connected in the background: Heddle serves (and spills) while
 		// ClickHouse is down.
 		s, err := newLazyClickHouse(c.cfg.ClickHouseURL, c.logger.With("component", "clickhouse"))
