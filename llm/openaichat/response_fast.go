@@ -145,22 +145,7 @@ func fastToolCall(r *wirejson.Reader, tc *inToolCall) {
 			tc.Type = r.String()
 		case "function":
 			once(r, &seen, 4)
-			if r.Null() {
-				break
-			}
-			var fseen uint
-			for key := range r.Members {
-				switch string(key) {
-				case "name":
-					once(r, &fseen, 1)
-					tc.Function.Name = r.String()
-				case "arguments":
-					once(r, &fseen, 2)
-					tc.Function.Arguments = r.String()
-				default:
-					r.Skip()
-				}
-			}
+			fastFunction(r, &tc.Function)
 		default:
 			r.Skip()
 		}
@@ -242,4 +227,25 @@ func fastUsage(r *wirejson.Reader) *wireUsage {
 		}
 	}
 	return u
+}
+
+// fastFunction reads a tool call's function object as encoding/json fills
+// a zero inFunction (null leaves it zero, a repeated member gives up).
+func fastFunction(r *wirejson.Reader, f *inFunction) {
+	if r.Null() {
+		return
+	}
+	var seen uint
+	for key := range r.Members {
+		switch string(key) {
+		case "name":
+			once(r, &seen, 1)
+			f.Name = r.String()
+		case "arguments":
+			once(r, &seen, 2)
+			f.Arguments = r.String()
+		default:
+			r.Skip()
+		}
+	}
 }

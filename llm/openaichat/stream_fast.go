@@ -162,22 +162,7 @@ func chunkToolCall(r *wirejson.Reader, tc *inChunkToolCall) {
 			tc.ID = r.String()
 		case "function":
 			once(r, &seen, 4)
-			if r.Null() {
-				break
-			}
-			var fseen uint
-			for key := range r.Members {
-				switch string(key) {
-				case "name":
-					once(r, &fseen, 1)
-					tc.Function.Name = r.String()
-				case "arguments":
-					once(r, &fseen, 2)
-					tc.Function.Arguments = r.String()
-				default:
-					r.Skip()
-				}
-			}
+			fastFunction(r, &tc.Function)
 		default:
 			r.Skip()
 		}
