@@ -4,9 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"math/rand/v2"
-	"os"
-	"strings"
 	"testing"
 	"time"
 
@@ -21,27 +18,10 @@ import (
 // stored-ids SELECT in system.query_log) and its other inserts to the
 // checked ones (one stored-ids SELECT per table).
 func TestLazyClickHousePassesFreshInsertsThrough(t *testing.T) {
-	base := os.Getenv("HEDDLE_TEST_CLICKHOUSE_URL")
-	if base == "" {
-		base = "clickhouse://127.0.0.1:9000/default"
-	}
-	opts, err := ch.ParseDSN(base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	conn, err := ch.Open(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
+	conn, db, url := freshClickHouseDB(t)
 	ctx := context.Background()
-	db := fmt.Sprintf("heddle_app_%d", rand.Uint64()%1e12)
-	if err := conn.Exec(ctx, "CREATE DATABASE "+db); err != nil {
-		t.Fatalf("clickhouse at %s: %v", base, err)
-	}
-	t.Cleanup(func() { _ = conn.Exec(context.Background(), "DROP DATABASE IF EXISTS "+db) })
 
-	l, err := newLazyClickHouse(strings.Replace(base, "/default", "/"+db, 1), slog.New(slog.DiscardHandler))
+	l, err := newLazyClickHouse(url, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
