@@ -35,8 +35,9 @@ func u8(b bool) uint8 {
 }
 
 // InsertAttempts implements analytics.Store with one PrepareBatch insert,
-// appended column by column, of the rows whose event id is not stored yet (see dedup.go), each failed
-// request's first attempt per reason marked (see marks).
+// appended column by column, of the rows whose event id is not stored yet
+// (see dedup.go), each failed request's first attempt per reason marked
+// (see marks).
 func (s *Store) InsertAttempts(ctx context.Context, rows []analytics.Attempt) error {
 	return s.insertAttempts(ctx, rows, true)
 }
@@ -49,7 +50,8 @@ func (s *Store) InsertFreshAttempts(ctx context.Context, rows []analytics.Attemp
 }
 
 // InsertRequests implements analytics.Store with one PrepareBatch insert,
-// appended column by column, of the rows whose event id is not stored yet (see dedup.go).
+// appended column by column, of the rows whose event id is not stored yet
+// (see dedup.go).
 func (s *Store) InsertRequests(ctx context.Context, rows []analytics.Request) error {
 	return s.insertRequests(ctx, rows, true)
 }
