@@ -69,6 +69,7 @@ type components struct {
 	writer      *analytics.Writer
 	reader      analytics.Reader
 	chStore     *lazyClickHouse // nil: embedded analytics store
+	sqlStore    *anasql.Store   // the embedded analytics store; nil with ClickHouse
 	executor    *dispatch.Executor
 	attemptSink *dispatch.SinkQueue
 	dataPlane   *httpapi.Handler // set by newServer; shutdown interrupts its turns
@@ -262,7 +263,7 @@ func (c *components) wireAnalytics(ctx context.Context) error {
 		c.chStore, store, c.reader = s, s, s
 	} else {
 		s := anasql.New(c.db)
-		store, c.reader = s, s
+		c.sqlStore, store, c.reader = s, s, s
 	}
 	c.writer = analytics.NewWriter(store, wcfg, c.logger.With("component", "analytics"))
 	c.metrics.watchWriter(c.writer.Stats)
@@ -344,6 +345,9 @@ func (c *components) closeStores() {
 	}
 	if c.chStore != nil {
 		_ = c.chStore.Close()
+	}
+	if c.sqlStore != nil { // after the writer's last insert, before the database
+		_ = c.sqlStore.Close()
 	}
 	if c.redis != nil {
 		_ = c.redis.Close()

@@ -57,7 +57,7 @@ func BenchmarkInsert(b *testing.B) {
 			}
 			var prepared, baseline, preparedCPU, baselineCPU time.Duration
 			for b.Loop() {
-				timed(func(rows []attemptRow) error { return s.attempts.insert(ctx, db, rows) }, &prepared, &preparedCPU)
+				timed(func(rows []attemptRow) error { return s.attempts.insert(ctx, db, &s.writer, rows) }, &prepared, &preparedCPU)
 				timed(func(rows []attemptRow) error {
 					return db.WithContext(ctx).Clauses(clause.OnConflict{DoNothing: true}).CreateInBatches(rows, tc.chunk).Error
 				}, &baseline, &baselineCPU)

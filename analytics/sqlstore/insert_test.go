@@ -43,7 +43,7 @@ func testSQLiteReadBackAsBound(t *testing.T, raw bool) {
 		r.EventID = "bnd-" + string(rune('a'+i))
 		bound = append(bound, r)
 	}
-	if err := s.attempts.insertVia(ctx, db, literal, raw); err != nil {
+	if err := s.attempts.insertVia(ctx, db, &s.writer, literal, raw); err != nil {
 		t.Fatal(err)
 	}
 	if err := db.Create(&bound).Error; err != nil {
@@ -69,10 +69,10 @@ func testSQLiteReadBackAsBound(t *testing.T, raw bool) {
 	}
 
 	many := batchAttempts(3*sqliteRows+5, 1)
-	if err := s.attempts.insertVia(ctx, db, many, raw); err != nil {
+	if err := s.attempts.insertVia(ctx, db, &s.writer, many, raw); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.attempts.insertVia(ctx, db, many[:10], raw); err != nil { // known event ids are ignored
+	if err := s.attempts.insertVia(ctx, db, &s.writer, many[:10], raw); err != nil { // known event ids are ignored
 		t.Fatal(err)
 	}
 	var n int64

@@ -50,7 +50,7 @@ func FuzzSQLiteRawReadsBackAsBound(f *testing.F) {
 		}
 		// A NaN binds as NULL, which the NOT NULL float columns refuse,
 		// on both paths alike.
-		errRaw, errBound := s.attempts.insertVia(ctx, db, raw, true), db.Create(&bound).Error
+		errRaw, errBound := s.attempts.insertVia(ctx, db, &s.writer, raw, true), db.Create(&bound).Error
 		if (errRaw == nil) != (errBound == nil) {
 			t.Fatalf("raw insert: %v; bound insert: %v", errRaw, errBound)
 		}

@@ -75,8 +75,9 @@ func TestSQLiteRawBatchFailsWhole(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sdb.SetMaxOpenConns(1) // every batch on the same connection
+	sdb.SetMaxOpenConns(2) // the one the inserts keep, and one for the counts
 	s := New(db)
+	t.Cleanup(func() { s.Close() })
 	count := func() int64 {
 		var n int64
 		if err := db.Model(&attemptRow{}).Count(&n).Error; err != nil {
@@ -85,21 +86,21 @@ func TestSQLiteRawBatchFailsWhole(t *testing.T) {
 		return n
 	}
 	rows := batchAttempts(3*rawRowsCheckEvery+1, 1)
-	if err := s.attempts.insert(&errAfter{Context: context.Background(), n: 2}, db, rows); !errors.Is(err, context.Canceled) {
+	if err := s.attempts.insert(&errAfter{Context: context.Background(), n: 2}, db, &s.writer, rows); !errors.Is(err, context.Canceled) {
 		t.Errorf("batch cancelled after %d rows: %v, want context.Canceled", 2*rawRowsCheckEvery, err)
 	}
 	if n := count(); n != 0 {
 		t.Errorf("cancelled batch: %d rows stored, want 0", n)
 	}
 	rows[2*rawRowsCheckEvery+3].LatencyMs = math.NaN()
-	if err := s.attempts.insert(context.Background(), db, rows); err == nil || !strings.Contains(err.Error(), "NOT NULL") {
+	if err := s.attempts.insert(context.Background(), db, &s.writer, rows); err == nil || !strings.Contains(err.Error(), "NOT NULL") {
 		t.Errorf("batch with a NaN latency: %v, want the NOT NULL constraint", err)
 	}
 	if n := count(); n != 0 {
 		t.Errorf("failed batch: %d rows stored, want 0", n)
 	}
 	rows[2*rawRowsCheckEvery+3].LatencyMs = 1
-	if err := s.attempts.insert(context.Background(), db, rows); err != nil {
+	if err := s.attempts.insert(context.Background(), db, &s.writer, rows); err != nil {
 		t.Fatalf("batch after the failed ones: %v", err)
 	}
 	if n := count(); n != int64(len(rows)) {
@@ -134,13 +135,17 @@ func TestSQLiteCommitFailureRollsBack(t *testing.T) {
 		}
 	}
 	ins := newInserter("fk_child", fkRow{}, false)
+	var wc writeConn // the inserts keep the pool's one connection
 	for _, raw := range []bool{true, false} {
-		if err := ins.insertVia(context.Background(), db, []fkRow{{EventID: fmt.Sprint("orphan-", raw), Parent: "none"}}, raw); err == nil {
+		if err := ins.insertVia(context.Background(), db, &wc, []fkRow{{EventID: fmt.Sprint("orphan-", raw), Parent: "none"}}, raw); err == nil {
 			t.Fatalf("raw %v: a row without its parent was committed", raw)
 		}
-		if err := ins.insertVia(context.Background(), db, []fkRow{{EventID: fmt.Sprint("child-", raw), Parent: "p"}}, raw); err != nil {
+		if err := ins.insertVia(context.Background(), db, &wc, []fkRow{{EventID: fmt.Sprint("child-", raw), Parent: "p"}}, raw); err != nil {
 			t.Errorf("raw %v: batch after a failed commit: %v", raw, err)
 		}
+	}
+	if err := wc.close(); err != nil { // the count below needs the connection
+		t.Fatal(err)
 	}
 	var n int64
 	if err := db.Table("fk_child").Count(&n).Error; err != nil || n != 2 {
@@ -201,4 +206,69 @@ func TestAppendSQLiteTimeIsAppendFormat(t *testing.T) {
 			t.Errorf("%v: %q, want %q", tm, got, want)
 		}
 	}
+}
+
+// TestSQLiteInsertsKeepOneConnection: every SQLite insert of a Store runs on
+// the one connection it keeps (whose page cache then stays warm between
+// batches), whatever other connections of the pool do meanwhile, and Close
+// gives it back to the pool.
+func TestSQLiteInsertsKeepOneConnection(t *testing.T) {
+	db := testdb.SQLite(t).DB
+	sdb, err := db.DB()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := New(db)
+	ctx := context.Background()
+	handle := func() uintptr {
+		if s.writer.conn == nil {
+			t.Fatal("the Store kept no connection after its inserts")
+		}
+		var h uintptr
+		if err := s.writer.conn.Raw(func(dc any) error {
+			h, _, _ = sqliteHandle(dc)
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+	var first uintptr
+	for round := range 4 {
+		as, rs := gatewayRows(50, round)
+		if err := s.InsertAttempts(ctx, as); err != nil {
+			t.Fatal(err)
+		}
+		// Another connection writes and reads between the batches.
+		if err := db.Exec("UPDATE attempts SET status = status WHERE event_id = ?", as[0].EventID).Error; err != nil {
+			t.Fatal(err)
+		}
+		if err := s.InsertRequests(ctx, rs); err != nil {
+			t.Fatal(err)
+		}
+		if h := handle(); round == 0 {
+			first = h
+		} else if h != first {
+			t.Fatalf("round %d: inserts ran on SQLite handle %#x, the first round on %#x", round, h, first)
+		}
+		if n := sdb.Stats().InUse; n != 1 {
+			t.Fatalf("round %d: %d pooled connections in use between batches, want the 1 the inserts keep", round, n)
+		}
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n := sdb.Stats().InUse; n != 0 {
+		t.Errorf("after Close: %d pooled connections in use, want 0", n)
+	}
+	var n int64
+	if err := db.Table("requests").Count(&n).Error; err != nil || n != 200 {
+		t.Errorf("requests: %d rows, %v; want 200", n, err)
+	}
+	// An insert after Close takes a connection again.
+	as, _ := gatewayRows(1, 9)
+	if err := s.InsertAttempts(ctx, as); err != nil {
+		t.Errorf("insert after Close: %v", err)
+	}
+	s.Close()
 }

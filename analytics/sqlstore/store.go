@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"fmt"
+	"io"
 	"sync"
 
 	"gorm.io/gorm"
@@ -18,6 +19,7 @@ type Store struct {
 	// The table rows a batch is converted to, kept for the next batch.
 	attemptRows spareRows[attemptRow]
 	requestRows spareRows[requestRow]
+	writer      writeConn // insert.go: the one connection SQLite inserts run on
 }
 
 // spareRows keeps one slice of table rows between batches, so converting a
@@ -54,6 +56,7 @@ func (s *spareRows[T]) give(rows []T) {
 }
 
 var (
+	_ io.Closer        = (*Store)(nil)
 	_ analytics.Store  = (*Store)(nil)
 	_ analytics.Reader = (*Store)(nil)
 )
@@ -78,7 +81,7 @@ func (s *Store) InsertAttempts(ctx context.Context, rows []analytics.Attempt) er
 		}
 		out[i] = fromAttempt(rows[i])
 	}
-	if err := s.attempts.insert(ctx, s.db, out); err != nil {
+	if err := s.attempts.insert(ctx, s.db, &s.writer, out); err != nil {
 		return fmt.Errorf("sqlstore: insert %d attempts: %w", len(rows), err)
 	}
 	return nil
@@ -98,8 +101,13 @@ func (s *Store) InsertRequests(ctx context.Context, rows []analytics.Request) er
 		}
 		out[i] = fromRequest(rows[i])
 	}
-	if err := s.requests.insert(ctx, s.db, out); err != nil {
+	if err := s.requests.insert(ctx, s.db, &s.writer, out); err != nil {
 		return fmt.Errorf("sqlstore: insert %d requests: %w", len(rows), err)
 	}
 	return nil
 }
+
+// Close releases the connection SQLite inserts hold (the database stays
+// open: its owner closes it). An insert after Close takes a connection
+// again.
+func (s *Store) Close() error { return s.writer.close() }
