@@ -73,8 +73,9 @@ func (c loadClient) do(stream bool, i int) (ttfb, total time.Duration, err error
 	return ttfb, time.Since(start), nil
 }
 
-// rate runs workers callers for d and returns completed requests per second.
-func (c loadClient) rate(tb testing.TB, workers int, d time.Duration, stream bool) float64 {
+// run runs workers callers for d and returns the requests completed and
+// the time they took.
+func (c loadClient) run(tb testing.TB, workers int, d time.Duration, stream bool) (int64, time.Duration) {
 	var done, failed atomic.Int64
 	var wg sync.WaitGroup
 	stop := time.Now().Add(d)
@@ -96,7 +97,7 @@ func (c loadClient) rate(tb testing.TB, workers int, d time.Duration, stream boo
 	if n := failed.Load(); n > 0 {
 		tb.Errorf("%s: %d of %d requests failed", c.base, n, n+done.Load())
 	}
-	return float64(done.Load()) / time.Since(start).Seconds()
+	return done.Load(), time.Since(start)
 }
 
 // burst starts n streams at once and returns streams per second (n over
@@ -198,4 +199,49 @@ func cpuTime(pid int) time.Duration {
 	ut, _ := strconv.ParseInt(f[11], 10, 64)
 	st, _ := strconv.ParseInt(f[12], 10, 64)
 	return time.Duration(ut+st) * 10 * time.Millisecond
+}
+
+// machineTicks is the machine's CPU time so far, all of it and the idle
+// part (the first line of /proc/stat, in clock ticks; zeros when
+// unreadable).
+func machineTicks() (total, idle int64) {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0, 0
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	f := strings.Fields(line)
+	for i, v := range f[1:] {
+		n, _ := strconv.ParseInt(v, 10, 64)
+		total += n
+		if i == 3 || i == 4 { // idle, iowait
+			idle += n
+		}
+	}
+	return total, idle
+}
+
+// usage is what the machine and this test process (the load client and
+// the fake upstreams) spent over a run.
+type usage struct {
+	self         time.Duration
+	total, idle0 int64
+}
+
+func startUsage() usage {
+	t, i := machineTicks()
+	return usage{self: cpuTime(os.Getpid()), total: t, idle0: i}
+}
+
+// end returns the test process's CPU per request (the load client and the
+// fake upstream together) and the machine's idle share over the run.
+func (u usage) end(requests float64) (selfPerReq float64, idleShare float64) {
+	t, i := machineTicks()
+	if t > u.total {
+		idleShare = float64(i-u.idle0) / float64(t-u.total)
+	}
+	if requests > 0 {
+		selfPerReq = float64((cpuTime(os.Getpid()) - u.self).Microseconds()) / requests
+	}
+	return selfPerReq, idleShare
 }

@@ -16,6 +16,7 @@ import (
 
 var (
 	loadSeconds      = flag.Duration("load.duration", 3*time.Second, "BenchmarkGatewayLoad: length of each c=32 run")
+	loadSlices       = flag.Int("load.slices", 4, "BenchmarkGatewayLoad: each c=32 run alternates this many slices of direct and via-Heddle load, so a drift of the machine's speed moves both sides alike")
 	loadStreams      = flag.Int("load.streams", 500, "BenchmarkGatewayLoad: concurrent slow streams")
 	loadProfile      = flag.String("load.profile", "", "BenchmarkGatewayLoad: write a CPU profile of the binary during the c=32 non-stream run to this file")
 	loadTrace        = flag.String("load.trace", "", "BenchmarkGatewayLoad: write an execution trace of the binary (go tool trace) during the c=32 non-stream run to this file")
@@ -77,20 +78,44 @@ func benchLoad(b *testing.B, env map[string]string) {
 			{"c32-nonstream", via, false}, {"c32-stream", via, true},
 			{"c32-nonstream-translated", viaAnthropic, false}, {"c32-stream-translated", viaAnthropic, true},
 		} {
-			base := direct.rate(b, 32, *loadSeconds, sc.stream)
 			var prof chan error
+			// The profile spans every via slice (Heddle is idle in the
+			// direct ones).
+			span := 2**loadSeconds - time.Second
 			if sc.name == "c32-nonstream" && *loadProfile != "" {
-				prof = profileBinary(debug, "profile", *loadSeconds-time.Second, *loadProfile)
+				prof = profileBinary(debug, "profile", span, *loadProfile)
 			} else if sc.name == "c32-nonstream" && *loadAllocs != "" {
-				prof = profileBinary(debug, "allocs", *loadSeconds-time.Second, *loadAllocs)
-			} else if sc.name == "c32-nonstream" && *loadTrace != "" {
-				prof = profileBinary(debug, "trace", time.Second, *loadTrace)
+				prof = profileBinary(debug, "allocs", span, *loadAllocs)
 			}
-			cpu0 := cpuTime(pid)
-			got := sc.via.rate(b, 32, *loadSeconds, sc.stream)
+			// Direct and via Heddle alternate in slices; each side's rate
+			// is its requests over its own time.
+			slices := max(*loadSlices, 1)
+			slice := *loadSeconds / time.Duration(slices)
+			var dN, vN int64
+			var dT, vT time.Duration
+			var dSelf, vSelf, dIdle, vIdle float64
+			var heddleCPU time.Duration
+			for k := range slices {
+				du := startUsage()
+				n, t := direct.run(b, 32, slice, sc.stream)
+				s, i := du.end(float64(n))
+				dN, dT, dSelf, dIdle = dN+n, dT+t, dSelf+s*float64(n), dIdle+i*t.Seconds()
+				if k == 0 && sc.name == "c32-nonstream" && *loadTrace != "" && prof == nil {
+					prof = profileBinary(debug, "trace", min(time.Second, slice), *loadTrace) // in the first via slice
+				}
+				cpu0 := cpuTime(pid)
+				vu := startUsage()
+				n, t = sc.via.run(b, 32, slice, sc.stream)
+				s, i = vu.end(float64(n))
+				heddleCPU += cpuTime(pid) - cpu0
+				vN, vT, vSelf, vIdle = vN+n, vT+t, vSelf+s*float64(n), vIdle+i*t.Seconds()
+			}
+			base, got := float64(dN)/dT.Seconds(), float64(vN)/vT.Seconds()
+			dSelf, vSelf = dSelf/float64(max(dN, 1)), vSelf/float64(max(vN, 1))
+			dIdle, vIdle = dIdle/dT.Seconds(), vIdle/vT.Seconds()
 			// Heddle's own CPU per request: unlike the ratio, it hardly
 			// depends on what else the machine runs.
-			cpuPerReq := float64((cpuTime(pid) - cpu0).Microseconds()) / (got * loadSeconds.Seconds())
+			cpuPerReq := float64(heddleCPU.Microseconds()) / float64(max(vN, 1))
 			if prof != nil {
 				if err := <-prof; err != nil {
 					b.Errorf("profile: %v", err)
@@ -99,6 +124,9 @@ func benchLoad(b *testing.B, env map[string]string) {
 			b.ReportMetric(got/base, sc.name+"-ratio")
 			b.ReportMetric(cpuPerReq, sc.name+"-cpu-us/req")
 			b.Logf("%s: direct %.0f req/s, heddle %.0f req/s, ratio %.3f, heddle CPU %.0f us/request (load %s)", sc.name, base, got, got/base, cpuPerReq, loadAverage())
+			// Where the rest of the machine went: the load client and the
+			// fake upstream (this process) per request, and the idle share.
+			b.Logf("%s: load client + upstream CPU %.0f us/request direct, %.0f via heddle; machine idle %.0f%% direct, %.0f%% via heddle", sc.name, dSelf, vSelf, 100*dIdle, 100*vIdle)
 		}
 
 		// Two bursts on the same clients: the first finds every pool cold
