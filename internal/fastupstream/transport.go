@@ -251,21 +251,32 @@ func hostPort(req *http.Request) string {
 
 // get takes the newest idle connection for key that is not too old, or nil.
 func (t *Transport) get(key poolKey) (*conn, error) {
-	now := time.Now()
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	p := t.pools[key]
-	for p != nil && len(p.idle) > 0 {
-		c := p.idle[len(p.idle)-1]
-		p.idle[len(p.idle)-1] = nil
-		p.idle = p.idle[:len(p.idle)-1]
-		if now.Sub(c.idleSince) < t.cfg.IdleTimeout && c.br.Buffered() == 0 && alive(c.nc) {
+	for {
+		c := t.pop(key)
+		if c == nil {
+			return nil, nil
+		}
+		// The peek is a syscall: outside the lock every request shares.
+		if time.Since(c.idleSince) < t.cfg.IdleTimeout && c.br.Buffered() == 0 && alive(c.nc) {
 			_ = c.nc.SetDeadline(time.Time{}) // in case a late Close woke a read it had finished
 			return c, nil
 		}
 		_ = c.nc.Close()
 	}
-	return nil, nil
+}
+
+// pop takes the most recently idle connection of key's pool, or nil.
+func (t *Transport) pop(key poolKey) *conn {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	p := t.pools[key]
+	if p == nil || len(p.idle) == 0 {
+		return nil
+	}
+	c := p.idle[len(p.idle)-1]
+	p.idle[len(p.idle)-1] = nil
+	p.idle = p.idle[:len(p.idle)-1]
+	return c
 }
 
 // alive reports whether an idle connection is still open: a non-blocking
