@@ -123,10 +123,11 @@ func benchLoad(b *testing.B, env map[string]string) {
 			}
 			b.ReportMetric(got/base, sc.name+"-ratio")
 			b.ReportMetric(cpuPerReq, sc.name+"-cpu-us/req")
-			b.Logf("%s: direct %.0f req/s, heddle %.0f req/s, ratio %.3f, heddle CPU %.0f us/request (load %s)", sc.name, base, got, got/base, cpuPerReq, loadAverage())
-			// Where the rest of the machine went: the load client and the
-			// fake upstream (this process) per request, and the idle share.
-			b.Logf("%s: load client + upstream CPU %.0f us/request direct, %.0f via heddle; machine idle %.0f%% direct, %.0f%% via heddle", sc.name, dSelf, vSelf, 100*dIdle, 100*vIdle)
+			// Beside it, where the rest of the machine went: the load
+			// client and the fake upstream (this process) per request, and
+			// the idle share (one line: a benchmark's log keeps 10).
+			b.Logf("%s: direct %.0f req/s, heddle %.0f req/s, ratio %.3f, heddle CPU %.0f us/request; load client + upstream CPU %.0f us/request direct, %.0f via heddle; machine idle %.0f%% direct, %.0f%% via heddle (load %s)",
+				sc.name, base, got, got/base, cpuPerReq, dSelf, vSelf, 100*dIdle, 100*vIdle, loadAverage())
 		}
 
 		// Two bursts on the same clients: the first finds every pool cold
@@ -157,13 +158,13 @@ func benchLoad(b *testing.B, env map[string]string) {
 				// loses (the arrivals then miss the capture).
 				testwait.Until(b, 10*time.Second, "the burst captures to start", func() bool { return capturing(debug) >= len(burstProfs) })
 			}
-			gc0 := gcCycles(in.URL) // scraped outside the CPU measurement
+			gc0 := gcCycles(b, in.URL) // scraped outside the CPU measurement
 			cpu0 := cpuTime(pid)
 			gotRate, gotTTFB := slowVia.burst(b, *loadStreams)
 			// Heddle's CPU per stream (its 21 chunks, and for the cold
 			// burst the connections it accepted and dialled).
 			cpuPerStream := float64((cpuTime(pid) - cpu0).Microseconds()) / float64(*loadStreams)
-			gcs := gcCycles(in.URL) - gc0
+			gcs := gcCycles(b, in.URL) - gc0
 			if *loadBurstAllocs != "" {
 				if err := <-profileBinary(debug, "heap?gc=1", 0, *loadBurstAllocs+"."+round); err != nil {
 					b.Errorf("heap profile: %v", err)
@@ -193,28 +194,33 @@ func benchLoad(b *testing.B, env map[string]string) {
 }
 
 // gcCycles is the number of collections the binary has run, from its
-// /metrics (-1 when unreadable): a collection during a burst makes its
+// /metrics (an unreadable count fails the benchmark): a collection during a burst makes its
 // arrivals assist the collector, which moves time to first byte.
-func gcCycles(base string) int {
+func gcCycles(tb testing.TB, base string) int {
+	tb.Helper()
 	resp, err := http.Get(base + "/metrics")
 	if err != nil {
-		return -1
+		tb.Errorf("GC cycles: %v", err)
+		return 0
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
 	if err != nil {
-		return -1
+		tb.Errorf("GC cycles: read /metrics: %v", err)
+		return 0
 	}
 	for _, line := range strings.Split(string(body), "\n") {
 		if v, ok := strings.CutPrefix(line, "go_gc_duration_seconds_count "); ok {
 			n, err := strconv.Atoi(strings.TrimSpace(v))
 			if err != nil {
-				return -1
+				tb.Errorf("GC cycles: %q: %v", line, err)
+				return 0
 			}
 			return n
 		}
 	}
-	return -1
+	tb.Errorf("GC cycles: no go_gc_duration_seconds_count in /metrics (status %d)", resp.StatusCode)
+	return 0
 }
 
 // capturing counts the CPU profiles and traces the binary is taking now:
