@@ -9,6 +9,9 @@ import (
 	"net/http"
 	"net/textproto"
 	"strings"
+	"sync"
+
+	"github.com/valyala/fasthttp"
 )
 
 // max1xx bounds the informational answers skipped before the final one: a
@@ -16,8 +19,24 @@ import (
 // its context ends.
 const max1xx = 32
 
+// maxHeaderBytes bounds one response header section, from its status line
+// through its empty line (each 1xx answer's on its own). A connection's
+// 8 KiB read buffer holds the few hundred bytes most answers carry; a
+// provider behind a CDN or a cloud front door can send several KiB more
+// (cookies, a CSP, request ids) and would fail on a bound that tight.
+// net/http allows 10 MiB; 64 KiB is well past the several KiB such answers
+// carry, and small enough that an upstream cannot make a round trip hold
+// much memory (the section, a parse buffer of this size, and what
+// fasthttp copies into the connection's header).
+const maxHeaderBytes = 64 << 10
+
 var (
-	errTooMany1xx      = fmt.Errorf("fastupstream: more than %d 1xx informational responses", max1xx)
+	errTooMany1xx     = fmt.Errorf("fastupstream: more than %d 1xx informational responses", max1xx)
+	errHeaderTooLarge = fmt.Errorf("fastupstream: response header section larger than the %d-byte limit", maxHeaderBytes)
+	// errHeaderCut marks a connection that ended inside a header section
+	// too large for the read buffer: part of an answer arrived (and was
+	// consumed), so the request is not one a stale connection never saw.
+	errHeaderCut       = errors.New("fastupstream: connection ended inside a response header")
 	errContentLength   = errors.New("fastupstream: response has conflicting or invalid Content-Length headers")
 	errTLSHandshake    = errors.New("fastupstream: TLS handshake timeout")
 	errReqBody         = errors.New("fastupstream: reading the request body")
@@ -26,8 +45,8 @@ var (
 
 // headerBlock returns the next header section buffered in br, through its
 // empty line, without consuming it; it waits until the section has arrived.
-// The section must fit br's buffer: that is the bound on a header (and a
-// trailer) an upstream can make the client hold. It returns io.EOF when
+// The section must fit br's buffer: that is the bound on a trailer, and on
+// a header readBigHeader does not have to read. It returns io.EOF when
 // the connection ends before any byte, bufio.ErrBufferFull when the section
 // does not fit, and errContentLength for Content-Length fields that are not
 // a number or disagree (RFC 9112 6.3: the framing is then unknown, and
@@ -95,6 +114,62 @@ func (s *blockScan) scan(b []byte) (int, error) {
 		}
 		s.clStart, s.clEnd = vs, ve
 	}
+}
+
+// bigHeader is the scratch space for a header section that does not fit a
+// connection's read buffer: the section, and a reader over it large enough
+// for fasthttp to parse it in one piece. Pooled, so only the round trips
+// that need it hold it, and only while they parse.
+type bigHeader struct {
+	block []byte
+	src   bytes.Reader
+	br    *bufio.Reader
+}
+
+var bigHeaders = sync.Pool{New: func() any {
+	return &bigHeader{block: make([]byte, 0, maxHeaderBytes), br: bufio.NewReaderSize(nil, maxHeaderBytes)}
+}}
+
+// readBigHeader reads into h the header section at the start of br that
+// headerBlock found too large for br's buffer, up to maxHeaderBytes. It
+// consumes br line by line through the section's empty line and no
+// further, so what follows (the body, or the next answer after a 1xx)
+// stays in br as after a section that fits. It checks Content-Length as
+// headerBlock does.
+func readBigHeader(br *bufio.Reader, h *fasthttp.ResponseHeader) error {
+	bh := bigHeaders.Get().(*bigHeader)
+	defer bigHeaders.Put(bh)
+	block := bh.block[:0]
+	var sc blockScan
+	for {
+		line, err := br.ReadSlice('\n')
+		if len(block)+len(line) > maxHeaderBytes {
+			return errHeaderTooLarge
+		}
+		block = append(block, line...)
+		if err == bufio.ErrBufferFull { // a line longer than br's buffer: the rest follows
+			continue
+		}
+		if err != nil {
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return fmt.Errorf("%w after %d bytes: %w", errHeaderCut, len(block), err)
+		}
+		end, err := sc.scan(block)
+		if err != nil {
+			return err
+		}
+		if end > 0 {
+			break
+		}
+	}
+	bh.src.Reset(block)
+	bh.br.Reset(&bh.src)
+	err := h.Read(bh.br) // copies what it keeps: block and bh.br are free again after
+	bh.src.Reset(nil)
+	bh.br.Reset(nil)
+	return err
 }
 
 // hasClose reports whether a Connection field lists "close" (any case, in

@@ -472,7 +472,7 @@ func (t *Transport) roundTrip(ctx context.Context, c *conn, req *http.Request) (
 		if werr != nil {
 			err = werr
 		}
-		if c.reused && c.br.Buffered() == 0 && isClosedEarly(err) {
+		if c.reused && c.br.Buffered() == 0 && isClosedEarly(err) && !errors.Is(err, errHeaderCut) {
 			err = fmt.Errorf("%w: %w", errStaleConn, err)
 		}
 		return fail(err)
@@ -530,7 +530,8 @@ func (t *Transport) roundTrip(ctx context.Context, c *conn, req *http.Request) (
 }
 
 // readHeader reads the final answer's header into c.hdr, skipping up to
-// max1xx informational ones; the header must fit c's read buffer.
+// max1xx informational ones. A header that fits c's read buffer is parsed
+// in place; a larger one, up to maxHeaderBytes, is collected apart.
 func readHeader(c *conn) error {
 	h := &c.hdr
 	for n1xx := 0; ; n1xx++ {
@@ -538,15 +539,15 @@ func readHeader(c *conn) error {
 			return errTooMany1xx
 		}
 		_, err := headerBlock(c.br) // waits for the whole header, checks its Content-Length
-		if errors.Is(err, bufio.ErrBufferFull) {
-			return fmt.Errorf("fastupstream: response header does not fit the %d-byte read buffer", c.br.Size())
-		}
-		if err != nil {
-			return err
-		}
 		h.Reset()
 		h.SetNoDefaultContentType(true)
-		if err := h.Read(c.br); err != nil { // the whole block is buffered: this does not wait
+		switch {
+		case err == nil:
+			err = h.Read(c.br) // the whole block is buffered: this does not wait
+		case errors.Is(err, bufio.ErrBufferFull):
+			err = readBigHeader(c.br, h)
+		}
+		if err != nil {
 			return err
 		}
 		if code := h.StatusCode(); code < 100 || code >= 200 || code == http.StatusSwitchingProtocols {
