@@ -114,6 +114,7 @@ func FuzzResponseHeader(f *testing.F) {
 		"Server: cloudflare\r\nCf-Ray: 8f0123-FRA\r\nOpenai-Processing-Ms: 412\r\nX-Ratelimit-Remaining-Tokens: 1999000\r\n",
 		"X-Folded: a\r\n b\r\nContent-Length: 1\r\n",
 		"x_under: 1\r\nX-\xff: 2\r\n",
+		"X-Long: " + strings.Repeat("v", 20<<10) + "\r\nSet-Cookie: a=1\r\nContent-Length: 0\r\n", // past the read buffer: parsed apart
 	} {
 		f.Add(seed)
 	}
