@@ -36,7 +36,12 @@ var (
 	// errHeaderCut marks a connection that ended inside a header section
 	// too large for the read buffer: part of an answer arrived (and was
 	// consumed), so the request is not one a stale connection never saw.
-	errHeaderCut       = errors.New("fastupstream: connection ended inside a response header")
+	errHeaderCut = errors.New("fastupstream: connection ended inside a response header")
+	// errHeaderEnd is an answer whose header fasthttp ends on another line
+	// than the line scan does (a line of only spaces, say): where its body
+	// starts is then unclear, and a section read apart could not be
+	// given back in part anyway.
+	errHeaderEnd       = errors.New("fastupstream: response header section ends ambiguously")
 	errContentLength   = errors.New("fastupstream: response has conflicting or invalid Content-Length headers")
 	errTLSHandshake    = errors.New("fastupstream: TLS handshake timeout")
 	errReqBody         = errors.New("fastupstream: reading the request body")
@@ -167,6 +172,9 @@ func readBigHeader(br *bufio.Reader, h *fasthttp.ResponseHeader) error {
 	bh.src.Reset(block)
 	bh.br.Reset(&bh.src)
 	err := h.Read(bh.br) // copies what it keeps: block and bh.br are free again after
+	if err == nil && (bh.br.Buffered() > 0 || bh.src.Len() > 0) {
+		err = errHeaderEnd
+	}
 	bh.src.Reset(nil)
 	bh.br.Reset(nil)
 	return err

@@ -538,12 +538,16 @@ func readHeader(c *conn) error {
 		if n1xx > max1xx {
 			return errTooMany1xx
 		}
-		_, err := headerBlock(c.br) // waits for the whole header, checks its Content-Length
+		block, err := headerBlock(c.br) // waits for the whole header, checks its Content-Length
 		h.Reset()
 		h.SetNoDefaultContentType(true)
 		switch {
 		case err == nil:
+			n := c.br.Buffered()
 			err = h.Read(c.br) // the whole block is buffered: this does not wait
+			if err == nil && n-c.br.Buffered() != len(block) {
+				err = errHeaderEnd
+			}
 		case errors.Is(err, bufio.ErrBufferFull):
 			err = readBigHeader(c.br, h)
 		}
