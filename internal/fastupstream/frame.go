@@ -51,12 +51,13 @@ var (
 // headerBlock returns the next header section buffered in br, through its
 // empty line, without consuming it; it waits until the section has arrived.
 // The section must fit br's buffer: that is the bound on a trailer, and on
-// a header readBigHeader does not have to read. It returns io.EOF when
-// the connection ends before any byte, bufio.ErrBufferFull when the section
-// does not fit, and errContentLength for Content-Length fields that are not
-// a number or disagree (RFC 9112 6.3: the framing is then unknown, and
-// fasthttp would take the last one; net/http refuses them too).
-func headerBlock(br *bufio.Reader) ([]byte, error) {
+// a header readBigHeader does not have to read. folded reports a line that
+// starts with a space or a tab (obs-fold, RFC 9112 5.2). It returns io.EOF
+// when the connection ends before any byte, bufio.ErrBufferFull when the
+// section does not fit, and errContentLength for Content-Length fields that
+// are not a number or disagree (RFC 9112 6.3: the framing is then unknown,
+// and fasthttp would take the last one; net/http refuses them too).
+func headerBlock(br *bufio.Reader) (block []byte, folded bool, err error) {
 	var sc blockScan
 	for n := 1; ; n = br.Buffered() + 1 {
 		b, err := br.Peek(n)
@@ -65,16 +66,16 @@ func headerBlock(br *bufio.Reader) ([]byte, error) {
 		}
 		end, serr := sc.scan(b)
 		if serr != nil {
-			return nil, serr
+			return nil, false, serr
 		}
 		if end > 0 {
-			return b[:end], nil
+			return b[:end], sc.folded, nil
 		}
 		if err != nil {
 			if len(b) > 0 && err == io.EOF {
 				err = io.ErrUnexpectedEOF
 			}
-			return nil, err
+			return nil, false, err
 		}
 	}
 }
@@ -83,8 +84,9 @@ func headerBlock(br *bufio.Reader) ([]byte, error) {
 // for both its end and its Content-Length fields. Offsets are from the
 // section's first byte, which stays b[0] from one Peek to the next.
 type blockScan struct {
-	next           int // where the first line not yet scanned starts
-	clStart, clEnd int // the first Content-Length value, once clEnd > 0
+	next           int  // where the first line not yet scanned starts
+	clStart, clEnd int  // the first Content-Length value, once clEnd > 0
+	folded         bool // a line starts with a space or a tab
 }
 
 // scan reads the complete lines of b from s.next on; it returns the
@@ -100,6 +102,9 @@ func (s *blockScan) scan(b []byte) (int, error) {
 		s.next = end + 1
 		if end == start || (end == start+1 && b[start] == '\r') {
 			return s.next, nil
+		}
+		if b[start] == ' ' || b[start] == '\t' {
+			s.folded = true
 		}
 		if end-start < len(name) || b[start]|0x20 != 'c' || b[start+8]|0x20 != 'l' || !bytes.EqualFold(b[start:start+len(name)], []byte(name)) {
 			continue
@@ -169,6 +174,26 @@ func readBigHeader(br *bufio.Reader, h *fasthttp.ResponseHeader) error {
 			break
 		}
 	}
+	return bh.parse(block, h)
+}
+
+// readFoldedHeader reads into h the header section block, buffered at the
+// start of br, that has folded lines, from a copy, then consumes it from
+// br. fasthttp joins a folded value by moving every byte after it in the
+// buffer it parses: in br that would shift the body (and whatever follows
+// it) over the bytes the fold took, and the body would be read from the
+// wrong place.
+func readFoldedHeader(br *bufio.Reader, block []byte, h *fasthttp.ResponseHeader) error {
+	bh := bigHeaders.Get().(*bigHeader)
+	defer bigHeaders.Put(bh)
+	err := bh.parse(append(bh.block[:0], block...), h) // block fits br, so bh.block: no allocation
+	_, _ = br.Discard(len(block))
+	return err
+}
+
+// parse reads into h the header section block, which is bh.block's, all
+// of it and nothing after it, or fails with errHeaderEnd.
+func (bh *bigHeader) parse(block []byte, h *fasthttp.ResponseHeader) error {
 	bh.src.Reset(block)
 	bh.br.Reset(&bh.src)
 	err := h.Read(bh.br) // copies what it keeps: block and bh.br are free again after
@@ -196,7 +221,7 @@ func hasClose(vs []string) bool {
 // readTrailer consumes the trailer section after the last chunk, bounded
 // like a header, into tr (nil when there is none).
 func readTrailer(br *bufio.Reader) (http.Header, error) {
-	block, err := headerBlock(br)
+	block, _, err := headerBlock(br)
 	if errors.Is(err, bufio.ErrBufferFull) {
 		return nil, errTrailerTooLarge
 	}

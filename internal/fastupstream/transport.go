@@ -538,10 +538,12 @@ func readHeader(c *conn) error {
 		if n1xx > max1xx {
 			return errTooMany1xx
 		}
-		block, err := headerBlock(c.br) // waits for the whole header, checks its Content-Length
+		block, folded, err := headerBlock(c.br) // waits for the whole header, checks its Content-Length
 		h.Reset()
 		h.SetNoDefaultContentType(true)
 		switch {
+		case err == nil && folded:
+			err = readFoldedHeader(c.br, block, h)
 		case err == nil:
 			n := c.br.Buffered()
 			err = h.Read(c.br) // the whole block is buffered: this does not wait
