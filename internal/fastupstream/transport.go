@@ -469,10 +469,13 @@ func (t *Transport) roundTrip(ctx context.Context, c *conn, req *http.Request) (
 	// a front end): read that answer as net/http does, and fail with the
 	// write's error only when there is none.
 	if err := readHeader(c); err != nil {
+		// Stale only when the read found no answer byte at all: the
+		// read's error decides, not the write's that may replace it.
+		stale := c.reused && c.br.Buffered() == 0 && isClosedEarly(err) && !errors.Is(err, errHeaderCut)
 		if werr != nil {
 			err = werr
 		}
-		if c.reused && c.br.Buffered() == 0 && isClosedEarly(err) && !errors.Is(err, errHeaderCut) {
+		if stale {
 			err = fmt.Errorf("%w: %w", errStaleConn, err)
 		}
 		return fail(err)
