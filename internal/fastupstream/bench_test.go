@@ -35,3 +35,20 @@ func BenchmarkRoundTrip(b *testing.B) {
 		resp.Body.Close()
 	}
 }
+
+// BenchmarkRoundTripLargeHeader is a GET whose answer header (20 KiB of
+// fields) is past the connection's read buffer, so it is read apart.
+func BenchmarkRoundTripLargeHeader(b *testing.B) {
+	fields, _ := manyFields(200)
+	s := newRawServer(b, answerWith("HTTP/1.1 200 OK\r\n"+fields+"Content-Length: 2\r\n\r\nok"))
+	hc := client(b)
+	b.ResetTimer()
+	for range b.N {
+		resp, err := hc.Get(s.url + "/")
+		if err != nil {
+			b.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+}

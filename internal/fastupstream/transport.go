@@ -469,10 +469,13 @@ func (t *Transport) roundTrip(ctx context.Context, c *conn, req *http.Request) (
 	// a front end): read that answer as net/http does, and fail with the
 	// write's error only when there is none.
 	if err := readHeader(c); err != nil {
+		// Stale only when the read found no answer byte at all: the
+		// read's error decides, not the write's that may replace it.
+		stale := c.reused && c.br.Buffered() == 0 && isClosedEarly(err) && !errors.Is(err, errHeaderCut)
 		if werr != nil {
 			err = werr
 		}
-		if c.reused && c.br.Buffered() == 0 && isClosedEarly(err) {
+		if stale {
 			err = fmt.Errorf("%w: %w", errStaleConn, err)
 		}
 		return fail(err)
@@ -530,23 +533,30 @@ func (t *Transport) roundTrip(ctx context.Context, c *conn, req *http.Request) (
 }
 
 // readHeader reads the final answer's header into c.hdr, skipping up to
-// max1xx informational ones; the header must fit c's read buffer.
+// max1xx informational ones. A header that fits c's read buffer is parsed
+// in place; a larger one, up to maxHeaderBytes, is collected apart.
 func readHeader(c *conn) error {
 	h := &c.hdr
 	for n1xx := 0; ; n1xx++ {
 		if n1xx > max1xx {
 			return errTooMany1xx
 		}
-		_, err := headerBlock(c.br) // waits for the whole header, checks its Content-Length
-		if errors.Is(err, bufio.ErrBufferFull) {
-			return fmt.Errorf("fastupstream: response header does not fit the %d-byte read buffer", c.br.Size())
-		}
-		if err != nil {
-			return err
-		}
+		block, folded, err := headerBlock(c.br) // waits for the whole header, checks its Content-Length
 		h.Reset()
 		h.SetNoDefaultContentType(true)
-		if err := h.Read(c.br); err != nil { // the whole block is buffered: this does not wait
+		switch {
+		case err == nil && folded:
+			err = readFoldedHeader(c.br, block, h)
+		case err == nil:
+			n := c.br.Buffered()
+			err = h.Read(c.br) // the whole block is buffered: this does not wait
+			if err == nil && n-c.br.Buffered() != len(block) {
+				err = errHeaderEnd
+			}
+		case errors.Is(err, bufio.ErrBufferFull):
+			err = readBigHeader(c.br, h)
+		}
+		if err != nil {
 			return err
 		}
 		if code := h.StatusCode(); code < 100 || code >= 200 || code == http.StatusSwitchingProtocols {
