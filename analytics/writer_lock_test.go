@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -201,4 +202,58 @@ func TestWriterLockDiesWithProcess(t *testing.T) {
 		a, r = append(a, fmt.Sprintf("a%06d", i)), append(r, fmt.Sprintf("r%06d", i))
 	}
 	assertDelivered(t, store, a, r)
+}
+
+// stuckStore is a store whose inserts ignore their context: each waits
+// until release is closed, then fails as unavailable.
+type stuckStore struct {
+	entered chan struct{} // closed by the first insert
+	once    sync.Once
+	release chan struct{}
+}
+
+func (s *stuckStore) wait() error {
+	s.once.Do(func() { close(s.entered) })
+	<-s.release
+	return fmt.Errorf("%w: stuck", analytics.ErrUnavailable)
+}
+
+func (s *stuckStore) InsertAttempts(context.Context, []analytics.Attempt) error { return s.wait() }
+func (s *stuckStore) InsertRequests(context.Context, []analytics.Request) error { return s.wait() }
+
+// TestWriterLockOutlivesStuckInserter: a Close that gives up on an inserter
+// stuck in a store call does not release the directory, since the inserter
+// still spills its batch there when the call returns; the lock goes after
+// that, and the next Writer replays every row.
+func TestWriterLockOutlivesStuckInserter(t *testing.T) {
+	dir := t.TempDir()
+	stuck := &stuckStore{entered: make(chan struct{}), release: make(chan struct{})}
+	released := false
+	defer func() {
+		if !released {
+			close(stuck.release)
+		}
+	}()
+	w := analytics.NewWriter(stuck, fastConfig(dir), nil)
+	if err := w.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	a, r := feed(w, 0, 10)
+	<-stuck.entered
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
+	defer cancel()
+	if err := w.Close(ctx); err == nil {
+		t.Fatal("Close returned nil with the inserter stuck in the store")
+	}
+	if !locked(t, dir) {
+		t.Fatal("the lock was released while the inserter was still running")
+	}
+	wantInUse(t, startErr(t, dir), dir)
+
+	close(stuck.release)
+	released = true
+	testwait.Until(t, 10*time.Second, "the lock released once the inserter stopped", func() bool { return !locked(t, dir) })
+	up := analyticstest.NewStore()
+	closeWriter(t, start(t, up, fastConfig(dir)), 5*time.Second)
+	assertDelivered(t, up, a, r)
 }
