@@ -10,5 +10,6 @@
 // its retention ends.
 //
 // Ring: domain. The package root does no network I/O; the Writer's spill
-// segments are the one local-disk concern it owns.
+// directory (segments, journal and the flock that keeps it to one Writer)
+// is the one local-disk concern it owns.
 package analytics

@@ -39,6 +39,10 @@ var (
 	ErrUnavailable = errors.New("analytics: store unavailable")
 	// ErrSpill is wrapped by errors of the on-disk spill segments.
 	ErrSpill = errors.New("analytics: spill")
+	// ErrSpillDirInUse is wrapped by Writer.Start's error, which names the
+	// directory, when another Writer (another Heddle process, as a rule)
+	// holds the lock of its SpillDir: one Writer per directory.
+	ErrSpillDirInUse = errors.New("analytics: spill directory in use by another Heddle process")
 	// ErrInvalidPrivacy is wrapped by a *FieldError for privacy settings out
 	// of bounds.
 	ErrInvalidPrivacy = errors.New("analytics: invalid privacy settings")

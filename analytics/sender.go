@@ -30,6 +30,10 @@ func (w *Writer) send() {
 			w.lost.Add(int64(lost))
 			w.log.ErrorContext(w.insertCtx, "analytics rows lost at close", "rows", lost, "err", err)
 		}
+		// The syncer's last fsyncs of sealed journal files are the last
+		// touches of the directory; the next Writer may take it after.
+		<-w.syncerDone
+		w.lock.release()
 	}()
 	// fails counts the failed tries in a row; closeFails those of them
 	// begun after Close.

@@ -119,7 +119,8 @@ type Stats struct {
 // rows. While the store is slow or down, batches go to fsynced spill
 // segments under SpillDir, replayed in order when it is back; a segment is
 // deleted only once every batch in it was inserted. Spill and journal left
-// by a previous process are replayed after Start. One Writer per SpillDir.
+// by a previous process are replayed after Start. One Writer per SpillDir:
+// Start locks it (a flock on SpillDir/.lock), so a second one fails.
 // A batch's first try goes through the store's FreshInserter when it has
 // one (no stored-ids check); retries and replays through Store.
 type Writer struct {
@@ -140,6 +141,12 @@ type Writer struct {
 	// needed, so adding rows to a batch does not grow (copy) them again.
 	spare chan *batch
 	jr    *journal // nil without SpillDir; set by Start
+	// lock is held on SpillDir from Start until the inserter is done with
+	// the directory (nil without SpillDir).
+	lock *dirLock
+	// syncerDone is closed when the journal's syncer has returned (at
+	// once without a journal).
+	syncerDone chan struct{}
 
 	journaled      atomic.Int64
 	journalErrors  atomic.Int64
@@ -193,6 +200,7 @@ func NewWriter(store Store, cfg WriterConfig, logger *slog.Logger) *Writer {
 		aborted:       make(chan struct{}),
 		collectorDone: make(chan struct{}),
 		senderDone:    make(chan struct{}),
+		syncerDone:    make(chan struct{}),
 		wake:          make(chan struct{}, 1),
 		spare:         make(chan *batch, spareBatches),
 	}
@@ -300,8 +308,11 @@ func take(g *batch, it item) {
 // and starts the background batcher and inserter. When ctx is done the
 // Writer stops as if Close had run out of time: queued rows are spilled,
 // nothing more is inserted. It fails (and starts nothing) when the spill
-// directory cannot be opened, when called twice (ErrWriterStarted) or after
-// Close (ErrWriterClosed).
+// directory cannot be opened, when another Writer holds its lock
+// (ErrSpillDirInUse), when called twice (ErrWriterStarted) or after Close
+// (ErrWriterClosed). The lock is taken before anything in the directory is
+// read and released once the inserter has finished with it (after Close,
+// or after ctx is done).
 func (w *Writer) Start(ctx context.Context) error {
 	if !w.started.CompareAndSwap(false, true) {
 		return ErrWriterStarted
@@ -315,14 +326,21 @@ func (w *Writer) Start(ctx context.Context) error {
 	}
 	var disk *spill
 	if w.cfg.SpillDir != "" {
-		var err error
+		lock, err := lockDir(w.cfg.SpillDir)
+		if err != nil {
+			w.started.Store(false)
+			return err
+		}
 		if disk, err = openSpill(w.cfg.SpillDir, w.cfg.SegmentBytes, w.cfg.MaxSpillBytes); err != nil {
+			lock.release()
 			w.started.Store(false)
 			return err
 		}
 		jr, rows, err := recoverJournal(w.cfg.SpillDir, disk)
 		switch {
 		case jr == nil:
+			disk.close()
+			lock.release()
 			w.started.Store(false)
 			return err
 		case err != nil:
@@ -331,7 +349,7 @@ func (w *Writer) Start(ctx context.Context) error {
 		case rows > 0:
 			w.log.InfoContext(ctx, "analytics journal of the previous run recovered", "rows", rows)
 		}
-		w.jr = jr
+		w.jr, w.lock = jr, lock
 		if n := len(disk.segs); n > 0 {
 			w.log.InfoContext(ctx, "analytics spill found, replaying", "segments", n, "bytes", disk.total)
 		}
@@ -344,7 +362,12 @@ func (w *Writer) Start(ctx context.Context) error {
 		w.abort()
 	})
 	if w.jr != nil {
-		go w.jr.syncLoop(w.collectorDone, w.cfg.SyncInterval)
+		go func() {
+			defer close(w.syncerDone)
+			w.jr.syncLoop(w.collectorDone, w.cfg.SyncInterval)
+		}()
+	} else {
+		close(w.syncerDone)
 	}
 	go w.collect()
 	go w.send()

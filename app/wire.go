@@ -270,6 +270,9 @@ func (c *components) wireAnalytics(ctx context.Context) error {
 	// The writer outlives the serve context: shutdown flushes it through
 	// Close, whereas a cancelled Start context would spill the queue to disk.
 	if err := c.writer.Start(context.WithoutCancel(ctx)); err != nil {
+		if errors.Is(err, analytics.ErrSpillDirInUse) {
+			return fmt.Errorf("%w; give each Heddle process its own HEDDLE_SPILL_DIR (default HEDDLE_DATA_DIR/spill)", err)
+		}
 		return err
 	}
 	if c.chStore != nil {

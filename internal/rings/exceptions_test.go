@@ -19,6 +19,10 @@ var exceptions = []exception{
 	{"analytics", ruleIO, "os",
 		"the writer's spill segments: events survive a store outage in append-only files in HEDDLE_SPILL_DIR, " +
 			"replayed by the writer that owns them (SPEC §7: a crash loses at most milliseconds of events)"},
+	{"analytics", ruleIO, "syscall",
+		"the writer's flock on HEDDLE_SPILL_DIR: one process per spill directory, released by the kernel when the " +
+			"process dies (kill -9 included), so a second replica on the same directory fails at start instead of " +
+			"replaying and overwriting the first one's journal"},
 	{"tenancy", ruleIO, "os",
 		"the master keyset (KEK) file: its 0600 creation, atomic rotation rewrite and lock file stay beside the " +
 			"vault that is the only code allowed to hold the KEK"},
