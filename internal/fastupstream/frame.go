@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/textproto"
 	"strings"
@@ -196,7 +197,7 @@ func readFoldedHeader(br *bufio.Reader, block []byte, h *fasthttp.ResponseHeader
 func (bh *bigHeader) parse(block []byte, h *fasthttp.ResponseHeader) error {
 	bh.src.Reset(block)
 	bh.br.Reset(&bh.src)
-	err := h.Read(bh.br) // copies what it keeps: block and bh.br are free again after
+	err := headerParseError(h.Read(bh.br)) // copies what it keeps: block and bh.br are free again after
 	if err == nil && (bh.br.Buffered() > 0 || bh.src.Len() > 0) {
 		err = errHeaderEnd
 	}
@@ -238,4 +239,24 @@ func readTrailer(br *bufio.Reader) (http.Header, error) {
 	}
 	_, _ = br.Discard(len(block))
 	return tr, nil
+}
+
+// errMalformedHeader is a response header section fasthttp could not
+// parse. fasthttp's own error quotes the bytes it read, which may hold
+// cookies and the start of the body: they stay out of errors and so out of
+// logs and attempt rows.
+var errMalformedHeader = errors.New("fastupstream: malformed response header")
+
+// headerParseError is err from parsing a header section, with fasthttp's
+// parse failures (which quote the section) replaced by errMalformedHeader;
+// I/O errors and errHeaderEnd pass as they are.
+func headerParseError(err error) error {
+	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, errHeaderEnd) {
+		return err
+	}
+	var ne net.Error
+	if errors.As(err, &ne) {
+		return err
+	}
+	return errMalformedHeader
 }

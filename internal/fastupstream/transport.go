@@ -549,7 +549,7 @@ func readHeader(c *conn) error {
 			err = readFoldedHeader(c.br, block, h)
 		case err == nil:
 			n := c.br.Buffered()
-			err = h.Read(c.br) // the whole block is buffered: this does not wait
+			err = headerParseError(h.Read(c.br)) // the whole block is buffered: this does not wait
 			if err == nil && n-c.br.Buffered() != len(block) {
 				err = errHeaderEnd
 			}
