@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"gorm.io/gorm"
@@ -154,6 +155,9 @@ func (ins *inserter) insertVia(ctx context.Context, gdb *gorm.DB, wc *writeConn,
 type writeConn struct {
 	mu   sync.Mutex
 	conn *sql.Conn
+	// closed is set by close: an insert in flight then gives the
+	// connection back when it returns, and later ones take one each.
+	closed atomic.Bool
 }
 
 // with runs fn on the kept connection, taking one first if there is none.
@@ -170,16 +174,21 @@ func (w *writeConn) with(ctx context.Context, db *sql.DB, fn func(*sql.Conn) err
 		w.conn = c
 	}
 	err := fn(w.conn)
-	if errors.Is(err, driver.ErrBadConn) || errors.Is(err, sql.ErrConnDone) {
+	if errors.Is(err, driver.ErrBadConn) || errors.Is(err, sql.ErrConnDone) || w.closed.Load() {
 		_ = w.conn.Close()
 		w.conn = nil
 	}
 	return err
 }
 
-// close returns the kept connection to the pool.
+// close returns the kept connection to the pool. It does not wait for an
+// insert in flight (one the writer gave up on at shutdown may be stuck in
+// SQLite's busy wait): that insert gives the connection back as it returns.
 func (w *writeConn) close() error {
-	w.mu.Lock()
+	w.closed.Store(true)
+	if !w.mu.TryLock() {
+		return nil
+	}
 	defer w.mu.Unlock()
 	if w.conn == nil {
 		return nil

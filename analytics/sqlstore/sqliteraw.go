@@ -42,6 +42,14 @@ func sqliteHandle(dc any) (db uintptr, tls *libc.TLS, ok bool) {
 	return db, tls, db != 0 && tls != nil
 }
 
+// inTransaction reports whether the SQLite connection dc is inside a
+// transaction (not in autocommit mode); false when its handle is not
+// reachable.
+func inTransaction(dc any) bool {
+	db, tls, ok := sqliteHandle(dc)
+	return ok && sqlite3.Xsqlite3_get_autocommit(tls, db) == 0
+}
+
 // sqliteRowStatement is the single-row INSERT whose parameters rawRows binds.
 func (ins *inserter) sqliteRowStatement() string {
 	ph := make([]string, len(ins.cols))
@@ -54,7 +62,13 @@ func (ins *inserter) sqliteRowStatement() string {
 // sqliteInsert writes rows in one transaction on one driver connection: by
 // rawRows when raw and the connection gives its handle, else as literal
 // statements.
-func (ins *inserter) sqliteInsert(ctx context.Context, dc any, rows reflect.Value, raw bool) error {
+//
+// A failure that leaves the connection inside a transaction (a rollback
+// that failed, a BEGIN refused because one is open) comes back also as
+// driver.ErrBadConn, so database/sql and writeConn drop the connection
+// (closing it rolls back) instead of keeping one whose every later BEGIN
+// fails while it holds the database's write lock.
+func (ins *inserter) sqliteInsert(ctx context.Context, dc any, rows reflect.Value, raw bool) (err error) {
 	beginner, ok1 := dc.(driver.ConnBeginTx)
 	execer, ok2 := dc.(driver.ExecerContext)
 	if !ok1 || !ok2 {
@@ -62,12 +76,19 @@ func (ins *inserter) sqliteInsert(ctx context.Context, dc any, rows reflect.Valu
 	}
 	tx, err := beginner.BeginTx(ctx, driver.TxOptions{})
 	if err != nil {
+		if inTransaction(dc) {
+			err = errors.Join(err, driver.ErrBadConn)
+		}
 		return err
 	}
 	committed := false
 	defer func() {
-		if !committed {
-			_ = tx.Rollback()
+		if committed {
+			return
+		}
+		rerr := tx.Rollback()
+		if _, _, ok := sqliteHandle(dc); inTransaction(dc) || (!ok && rerr != nil) {
+			err = errors.Join(err, driver.ErrBadConn)
 		}
 	}()
 	if db, tls, ok := sqliteHandle(dc); raw && ok {

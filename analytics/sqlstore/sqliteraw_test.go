@@ -272,3 +272,76 @@ func TestSQLiteInsertsKeepOneConnection(t *testing.T) {
 	}
 	s.Close()
 }
+
+// TestSQLiteInsertDropsConnectionLeftInTransaction: a kept connection
+// found inside a transaction (here one opened on it by hand, as a failed
+// rollback would leave it) fails that one insert and is let go, so the
+// next insert runs on a fresh connection instead of every later BEGIN
+// failing on it while it holds the write lock.
+func TestSQLiteInsertDropsConnectionLeftInTransaction(t *testing.T) {
+	db := testdb.SQLite(t).DB
+	s := New(db)
+	t.Cleanup(func() { s.Close() })
+	ctx := context.Background()
+	as, _ := gatewayRows(3, 0)
+	if err := s.InsertAttempts(ctx, as); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.writer.conn.ExecContext(ctx, "BEGIN"); err != nil {
+		t.Fatal(err)
+	}
+	as, _ = gatewayRows(3, 1)
+	if err := s.InsertAttempts(ctx, as); err == nil {
+		t.Fatal("insert on a connection inside a transaction succeeded")
+	}
+	if s.writer.conn != nil {
+		t.Fatal("the connection left inside a transaction is still kept")
+	}
+	if err := s.InsertAttempts(ctx, as); err != nil {
+		t.Fatalf("insert after the connection was let go: %v", err)
+	}
+	var n int64
+	if err := db.Table("attempts").Count(&n).Error; err != nil || n != 6 {
+		t.Errorf("attempts: %d rows, %v; want 6", n, err)
+	}
+}
+
+// TestStoreCloseDoesNotWaitForInsert: Close returns while an insert holds
+// the kept connection (one the writer gave up on at shutdown), and that
+// insert gives the connection back to the pool as it returns.
+func TestStoreCloseDoesNotWaitForInsert(t *testing.T) {
+	db := testdb.SQLite(t).DB
+	sdb, err := db.DB()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := New(db)
+	ctx := context.Background()
+	as, _ := gatewayRows(3, 0)
+	if err := s.InsertAttempts(ctx, as); err != nil {
+		t.Fatal(err)
+	}
+	s.writer.mu.Lock() // an insert in flight
+	closed := make(chan error, 1)
+	go func() { closed <- s.Close() }()
+	select {
+	case err := <-closed:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(30 * time.Second):
+		s.writer.mu.Unlock()
+		t.Fatal("Close waited for the insert in flight")
+	}
+	s.writer.mu.Unlock()
+	as, _ = gatewayRows(3, 1)
+	if err := s.InsertAttempts(ctx, as); err != nil { // the in-flight insert's return, as with's tail sees it
+		t.Fatal(err)
+	}
+	if s.writer.conn != nil {
+		t.Error("a connection is kept after Close")
+	}
+	if n := sdb.Stats().InUse; n != 0 {
+		t.Errorf("after Close and the insert: %d pooled connections in use, want 0", n)
+	}
+}

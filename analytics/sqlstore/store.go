@@ -108,6 +108,7 @@ func (s *Store) InsertRequests(ctx context.Context, rows []analytics.Request) er
 }
 
 // Close releases the connection SQLite inserts hold (the database stays
-// open: its owner closes it). An insert after Close takes a connection
-// again.
+// open: its owner closes it), without waiting for an insert in flight,
+// which releases it as it returns. An insert after Close takes a
+// connection for itself and gives it back.
 func (s *Store) Close() error { return s.writer.close() }

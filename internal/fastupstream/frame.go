@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/textproto"
 	"strings"
@@ -247,15 +246,16 @@ func readTrailer(br *bufio.Reader) (http.Header, error) {
 // logs and attempt rows.
 var errMalformedHeader = errors.New("fastupstream: malformed response header")
 
-// headerParseError is err from parsing a header section, with fasthttp's
-// parse failures (which quote the section) replaced by errMalformedHeader;
-// I/O errors and errHeaderEnd pass as they are.
+// headerParseError is err from parsing a header section headerBlock or
+// readBigHeader found whole, with every fasthttp failure replaced by
+// errMalformedHeader; only a bare io.EOF (fasthttp's answer to a section of
+// nothing but line ends) passes. fasthttp's errors quote the section,
+// including the ones that wrap io.EOF or a timeout: a section the line
+// scan ends but fasthttp does not (a last field line without a colon) has
+// fasthttp read on, to the end of a copy or to the connection's deadline.
+// That is not a connection closed early either.
 func headerParseError(err error) error {
-	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, errHeaderEnd) {
-		return err
-	}
-	var ne net.Error
-	if errors.As(err, &ne) {
+	if err == nil || err == io.EOF {
 		return err
 	}
 	return errMalformedHeader
